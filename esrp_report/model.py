@@ -1,0 +1,352 @@
+"""Plain typed data describing Jetstress evidence. No I/O here.
+
+Solution -> servers -> runs (one Jetstress test on one server) -> database instances with
+their metric tables. Counter logs are Polars frames inside :class:`CounterLog`.
+
+Values keep full precision; nothing in the model is rounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+import polars as pl
+
+
+class TestKind(StrEnum):
+    """The Jetstress test types (facts §1.6), plus the database checksum pass."""
+
+    PERFORMANCE = "Performance"
+    STRESS = "Stress"
+    DATABASE_BACKUP = "DatabaseBackup"
+    SOFT_RECOVERY = "SoftRecovery"
+    DB_CHECKSUM = "DBChecksum"
+
+
+class Generation(StrEnum):
+    """Jetstress engine generation, from the version number (facts §9)."""
+
+    JETSTRESS_2007 = "2007"  # 08.xx
+    JETSTRESS_2010 = "2010"  # 14.xx
+    JETSTRESS_2013 = "2013"  # 15.00.x and 15.01.x (2016 ships the 2013 engine)
+    UNKNOWN = "unknown"
+
+
+def generation_from_version(version: str | None) -> Generation:
+    if not version:
+        return Generation.UNKNOWN
+    major = version.strip().split(".")[0].lstrip("0") or "0"
+    return {
+        "8": Generation.JETSTRESS_2007,
+        "14": Generation.JETSTRESS_2010,
+        "15": Generation.JETSTRESS_2013,
+    }.get(major, Generation.UNKNOWN)
+
+
+class TableKind(StrEnum):
+    """The four per-instance tables of a Jetstress report."""
+
+    TRANSACTIONAL = "transactional"
+    BACKGROUND_MAINTENANCE = "background_maintenance"
+    LOG_REPLICATION = "log_replication"
+    TOTAL = "total"
+
+
+# Canonical per-instance metric keys. Latencies are milliseconds, sizes bytes, rates per second.
+DB_READ_LATENCY = "db_reads_avg_latency_ms"
+DB_WRITE_LATENCY = "db_writes_avg_latency_ms"
+DB_READS = "db_reads_per_sec"
+DB_WRITES = "db_writes_per_sec"
+DB_READ_BYTES = "db_reads_avg_bytes"
+DB_WRITE_BYTES = "db_writes_avg_bytes"
+LOG_READ_LATENCY = "log_reads_avg_latency_ms"
+LOG_WRITE_LATENCY = "log_writes_avg_latency_ms"
+LOG_READS = "log_reads_per_sec"
+LOG_WRITES = "log_writes_per_sec"
+LOG_READ_BYTES = "log_reads_avg_bytes"
+LOG_WRITE_BYTES = "log_writes_avg_bytes"
+BDM_READS = "bdm_reads_per_sec"
+BDM_READ_BYTES = "bdm_reads_avg_bytes"
+
+INSTANCE_METRICS: tuple[str, ...] = (
+    DB_READ_LATENCY,
+    DB_WRITE_LATENCY,
+    DB_READS,
+    DB_WRITES,
+    DB_READ_BYTES,
+    DB_WRITE_BYTES,
+    LOG_READ_LATENCY,
+    LOG_WRITE_LATENCY,
+    LOG_READS,
+    LOG_WRITES,
+    LOG_READ_BYTES,
+    LOG_WRITE_BYTES,
+    BDM_READS,
+    BDM_READ_BYTES,
+)
+
+LATENCY_METRICS = frozenset({DB_READ_LATENCY, DB_WRITE_LATENCY, LOG_READ_LATENCY, LOG_WRITE_LATENCY})
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something in the input that was damaged, skipped or inconsistent.
+
+    Problems never stop reading; they are carried to the user with a count of what was lost.
+    """
+
+    source: str
+    message: str
+    location: str | None = None
+    severity: str = "warning"  # "error" | "warning" | "note"
+    lost: int = 0  # rows, samples, cells... skipped because of this problem
+
+    def describe(self) -> str:
+        where = f"{self.source}: {self.location}" if self.location else self.source
+        lost = f" ({self.lost} skipped)" if self.lost else ""
+        return f"{where}: {self.message}{lost}"
+
+
+@dataclass
+class InstanceRow:
+    """One database instance's row of one per-instance table; missing cells are absent keys."""
+
+    instance: str
+    values: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class InstanceTable:
+    kind: TableKind
+    rows: list[InstanceRow] = field(default_factory=list)
+    source: str = ""
+
+    def instances(self) -> list[str]:
+        return [row.instance for row in self.rows]
+
+    def row(self, instance: str) -> InstanceRow | None:
+        for candidate in self.rows:
+            if candidate.instance == instance:
+                return candidate
+        return None
+
+
+@dataclass
+class HostCounter:
+    """One row of the 'Host System Performance' table."""
+
+    name: str
+    average: float | None
+    minimum: float | None
+    maximum: float | None
+
+
+@dataclass
+class DatabaseConfig:
+    instance: str
+    log_path: str | None
+    database_paths: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BackupRow:
+    instance: str
+    database_size_mb: float | None
+    elapsed_seconds: float | None
+    mb_per_sec: float | None
+
+
+@dataclass
+class SoftRecoveryRow:
+    instance: str
+    logs_replayed: float | None
+    elapsed_seconds: float | None
+
+    @property
+    def seconds_per_log(self) -> float | None:
+        if self.logs_replayed and self.elapsed_seconds is not None:
+            return self.elapsed_seconds / self.logs_replayed
+        return None
+
+
+@dataclass
+class ChecksumRow:
+    database: str
+    seen_pages: float | None
+    bad_pages: float | None
+    correctable_pages: float | None
+    wrong_page_number_pages: float | None
+    file_length_mb: float | None = None
+    seconds_taken: float | None = None
+    is_sum: bool = False
+
+
+@dataclass
+class Sizing:
+    """'Database Sizing and Throughput'."""
+
+    achieved_iops: float | None = None
+    target_iops: float | None = None
+    initial_database_bytes: float | None = None
+    final_database_bytes: float | None = None
+    database_files: int | None = None
+
+
+@dataclass
+class Thresholds:
+    """Latency thresholds in milliseconds, as a test log or config states them."""
+
+    db_read_avg_ms: float | None = None
+    db_read_max_ms: float | None = None
+    log_write_avg_ms: float | None = None
+    log_write_max_ms: float | None = None
+
+
+@dataclass
+class LogEntry:
+    timestamp: datetime  # local wall-clock time as printed (naive)
+    message: str
+    line: int  # 1-based line of the first physical line of this entry in its source
+
+
+@dataclass
+class TestLog:
+    """A Jetstress test log: entries plus what was derived from them."""
+
+    source: str
+    entries: list[LogEntry] = field(default_factory=list)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    logging_intervals_ms: list[int] = field(default_factory=list)
+    operation_mix: dict[str, float] = field(default_factory=dict)  # sessions, inserts %, ...
+    sample_counts: list[tuple[str, int]] = field(default_factory=list)  # (log file, samples)
+    samples_queried: list[tuple[str, int]] = field(default_factory=list)
+    prerequisites_attained_at: datetime | None = None
+    instance_latencies: dict[str, dict[str, float]] = field(default_factory=dict)
+    errors: list[LogEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class ConfigProfile:
+    """What a Jetstress configuration XML says about the intended test (facts §1.3, §4)."""
+
+    source: str
+    test_type: str | None = None
+    duration: str | None = None
+    mailbox_count: int | None = None
+    mailbox_iops: float | None = None
+    mailbox_quota_mb: float | None = None
+    thread_count: int | None = None
+    database_copy_count: int | None = None
+    log_interval_ms: int | None = None
+    threshold_sets: dict[str, tuple[Thresholds, list[str]]] = field(default_factory=dict)
+    instances: list[DatabaseConfig] = field(default_factory=list)
+    jetstress_version: str | None = None
+
+    @property
+    def target_iops(self) -> float | None:
+        if self.mailbox_count is None or self.mailbox_iops is None:
+            return None
+        return self.mailbox_count * self.mailbox_iops
+
+
+@dataclass
+class CounterLog:
+    """A perfmon counter log, whatever file it came from (CSV, TSV, BLG).
+
+    ``counters`` has one row per sample column: ``column`` (the column name in ``samples``),
+    ``path`` (as written), ``machine``, ``object``, ``instance`` (null when none), ``counter``,
+    and ``duplicate`` (true for second and later occurrences of the same path).
+    ``samples`` has ``timestamp`` (Datetime, UTC) and one Float64 column per counter; a
+    missing sample is null, never zero.
+    """
+
+    source: str
+    format: str  # "pdh-csv" | "pdh-tsv" | "blg"
+    counters: pl.DataFrame
+    samples: pl.DataFrame
+    utc_offset_minutes: int | None = None  # local = UTC + offset
+    time_zone_name: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def sample_count(self) -> int:
+        return self.samples.height
+
+
+@dataclass
+class Run:
+    """One Jetstress test on one server, from any mix of evidence files."""
+
+    kind: TestKind
+    machine: str
+    sources: list[str] = field(default_factory=list)
+    overall_result: str | None = None  # as printed: "Pass" / "Fail"
+    test_description: str | None = None
+    jetstress_version: str | None = None
+    ese_version: str | None = None
+    operating_system: str | None = None
+    performance_log: str | None = None  # the counter log the report names
+    test_start: datetime | None = None
+    test_end: datetime | None = None
+    collection_start: datetime | None = None
+    collection_end: datetime | None = None
+    summary: dict[str, str] = field(default_factory=dict)  # every Test Summary row, raw
+    issues: list[str] = field(default_factory=list)  # result XML test-issues
+    sizing: Sizing = field(default_factory=Sizing)
+    parameters: dict[str, str] = field(default_factory=dict)  # system parameters, raw
+    databases: list[DatabaseConfig] = field(default_factory=list)
+    tables: dict[TableKind, InstanceTable] = field(default_factory=dict)
+    host: list[HostCounter] = field(default_factory=list)
+    backup: list[BackupRow] = field(default_factory=list)
+    soft_recovery: list[SoftRecoveryRow] = field(default_factory=list)
+    checksum: list[ChecksumRow] = field(default_factory=list)
+    test_log: TestLog | None = None
+    counter_log: CounterLog | None = None
+    config: ConfigProfile | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def generation(self) -> Generation:
+        return generation_from_version(self.jetstress_version)
+
+    def instance_names(self) -> list[str]:
+        for kind in (TableKind.TRANSACTIONAL, TableKind.TOTAL):
+            table = self.tables.get(kind)
+            if table is not None and table.rows:
+                return table.instances()
+        names = [row.instance for row in self.backup] or [row.instance for row in self.soft_recovery]
+        return names or [db.instance for db in self.databases]
+
+    def host_counter(self, name: str) -> HostCounter | None:
+        wanted = name.casefold()
+        for counter in self.host:
+            if counter.name.casefold() == wanted:
+                return counter
+        return None
+
+
+@dataclass
+class Server:
+    name: str
+    runs: list[Run] = field(default_factory=list)
+
+    def runs_of(self, kind: TestKind) -> list[Run]:
+        return [run for run in self.runs if run.kind == kind]
+
+
+@dataclass
+class Solution:
+    name: str
+    servers: list[Server] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def server(self, name: str) -> Server:
+        for server in self.servers:
+            if server.name.casefold() == name.casefold():
+                return server
+        created = Server(name)
+        self.servers.append(created)
+        return created
