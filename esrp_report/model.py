@@ -306,6 +306,7 @@ class Run:
     test_log: TestLog | None = None
     counter_log: CounterLog | None = None
     config: ConfigProfile | None = None
+    event_log_errors: int | None = None  # error events in the test window, when event logs exist
     problems: list[Problem] = field(default_factory=list)
 
     @property

@@ -1,0 +1,138 @@
+"""Judge a solution: verdicts per instance, run, server and solution, and summary figures.
+
+Pure: takes the model, returns typed results. The CLI and the documents render them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from esrp_report import aggregate as agg
+from esrp_report import metrics
+from esrp_report.model import Problem, Run, Solution, TableKind, TestKind
+from esrp_report.rules import Rule, RuleResult, RunEvidence, Status, evaluate_run, roll_up
+
+EXPECTED_KINDS = (TestKind.PERFORMANCE, TestKind.STRESS, TestKind.DATABASE_BACKUP, TestKind.SOFT_RECOVERY)
+
+
+@dataclass
+class RunAssessment:
+    server: str
+    run: Run
+    evidence: RunEvidence
+    counter: metrics.CounterMetrics | None
+    disagreements: list[metrics.Disagreement]
+    results: list[RuleResult]
+    problems: list[Problem]
+
+    @property
+    def status(self) -> Status:
+        return roll_up(self.results)
+
+    def instance_status(self, instance: str) -> Status:
+        return roll_up(r for r in self.results if r.instance == instance)
+
+
+@dataclass
+class ServerAssessment:
+    name: str
+    runs: list[RunAssessment] = field(default_factory=list)
+    summaries: dict[str, agg.ServerSummary] = field(default_factory=dict)  # by test kind
+    backup: agg.BackupFigures | None = None
+    recovery: agg.RecoveryFigures | None = None
+    missing_kinds: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> Status:
+        return roll_up(r for run in self.runs for r in run.results)
+
+    @property
+    def results(self) -> list[RuleResult]:
+        return [r for run in self.runs for r in run.results]
+
+
+@dataclass
+class SolutionAssessment:
+    name: str
+    servers: list[ServerAssessment]
+    aggregates: dict[str, agg.AggregateSummary]  # by test kind
+    backup: agg.BackupFigures | None
+    problems: list[Problem]
+
+    @property
+    def status(self) -> Status:
+        return roll_up(r for s in self.servers for r in s.results)
+
+    @property
+    def results(self) -> list[RuleResult]:
+        return [r for s in self.servers for r in s.results]
+
+
+def _target(run: Run, override: float | None) -> tuple[float | None, str, list[Problem]]:
+    problems: list[Problem] = []
+    source = run.sources[0] if run.sources else run.machine
+    candidates = [
+        (run.sizing.target_iops, "report"),
+        (run.config.target_iops if run.config else None, "config XML"),
+    ]
+    known = [(v, origin) for v, origin in candidates if v is not None]
+    if len(known) == 2 and metrics.relative_difference(known[0][0], known[1][0]) > 1e-9:
+        problems.append(
+            Problem(source, f"target IOPS differs: report says {known[0][0]!r}, config XML says {known[1][0]!r}",
+                    severity="warning")
+        )
+    if override is not None:
+        return override, "--target-iops", problems
+    if known:
+        return known[0][0], known[0][1], problems
+    return None, "", problems
+
+
+def assess_run(server: str, run: Run, rules: list[Rule], target_override: float | None = None) -> RunAssessment:
+    target, target_source, problems = _target(run, target_override)
+    evidence = RunEvidence(run=run, server=server, target_iops=target, target_source=target_source)
+    counter = None
+    disagreements: list[metrics.Disagreement] = []
+    if run.counter_log is not None:
+        counter = metrics.counter_metrics(run, run.counter_log)
+        evidence.counter_tables = counter.tables
+        evidence.counter_maxima = counter.maxima
+        evidence.counter_host = counter.host
+        evidence.counter_source = run.counter_log.source
+        problems.extend(counter.problems)
+        if run.tables:
+            report_source = run.sources[0] if run.sources else "report"
+            disagreements = metrics.compare_tables(run.tables, report_source, counter.tables, run.counter_log.source)
+            disagreements += metrics.compare_host(run.host, report_source, counter.host, run.counter_log.source)
+    results = evaluate_run(evidence, rules)
+    return RunAssessment(server, run, evidence, counter, disagreements, results, problems + list(run.problems))
+
+
+def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:
+    servers: list[ServerAssessment] = []
+    for server in solution.servers:
+        assessed = ServerAssessment(server.name)
+        for run in server.runs:
+            ra = assess_run(server.name, run, rules, target_override)
+            assessed.runs.append(ra)
+            if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and run.kind.value not in assessed.summaries:
+                counter_tables = ra.counter.tables if ra.counter else None
+                if run.tables.get(TableKind.TRANSACTIONAL) or counter_tables:
+                    assessed.summaries[run.kind.value] = agg.server_summary(
+                        server.name, run, ra.evidence.target_iops, counter_tables
+                    )
+            if run.kind is TestKind.DATABASE_BACKUP and assessed.backup is None:
+                assessed.backup = agg.backup_figures(run)
+            if run.kind is TestKind.SOFT_RECOVERY and assessed.recovery is None:
+                assessed.recovery = agg.recovery_figures(run)
+        present = {run.kind for run in server.runs}
+        assessed.missing_kinds = [k.value for k in EXPECTED_KINDS if k not in present]
+        servers.append(assessed)
+    aggregates: dict[str, agg.AggregateSummary] = {}
+    for kind in (TestKind.PERFORMANCE.value, TestKind.STRESS.value):
+        per_server = [s.summaries[kind] for s in servers if kind in s.summaries]
+        combined = agg.aggregate(per_server)
+        if combined is not None:
+            aggregates[kind] = combined
+    backup = agg.backup_across_servers([s.backup for s in servers if s.backup is not None])
+    return SolutionAssessment(solution.name, servers, aggregates, backup, list(solution.problems))

@@ -1,0 +1,250 @@
+"""Command line: parse options, call the library, print. Nothing else lives here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from esrp_report import __version__, api
+from esrp_report.assess import SolutionAssessment
+from esrp_report.errors import EsrpError
+from esrp_report.render import payload
+from esrp_report.render.numbers import fmt_number
+from esrp_report.rules import RuleResult, Status
+
+EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE = 0, 1, 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Turn Jetstress evidence into checkable ESRP-Storage results.",
+)
+
+# Shared options, defined once.
+InputPaths = Annotated[
+    list[Path], typer.Argument(help="Results folders or files (HTML reports, XML, test logs, perfmon CSV/TSV).")
+]
+RulesOption = Annotated[
+    Path | None, typer.Option("--rules", help="TOML file overriding or adding rules (a stricter service level).")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (full precision) instead of tables.")]
+TargetOption = Annotated[
+    float | None, typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report).")
+]
+
+STATUS_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.NOT_EVALUATED: "yellow"}
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _error(message: str) -> typer.Exit:
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", markup=True)
+    return typer.Exit(EXIT_UNUSABLE)
+
+
+@app.callback()
+def _main() -> None:
+    """esrp-report: verdicts and documents from Jetstress results."""
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def check(
+    paths: InputPaths,
+    rules: RulesOption = None,
+    target_iops: TargetOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Judge Jetstress results per instance, server and solution.
+
+    Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated).
+    """
+    try:
+        assessment = api.check(paths, rules_file=rules, target_iops=target_iops)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(payload.check_payload(assessment), indent=2))
+    else:
+        _print_check(assessment)
+    status = assessment.status
+    raise typer.Exit(EXIT_FAIL if status is Status.FAIL else EXIT_PASS if status is Status.PASS else EXIT_UNUSABLE)
+
+
+@app.command()
+def inspect(
+    file: Annotated[Path, typer.Argument(help="Any supported file, Jetstress or not (e.g. any perfmon CSV).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Describe a file: its format and what it holds."""
+    try:
+        description = api.inspect(file)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(description, indent=2, default=str))
+        return
+    table = Table(title=str(file), show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    for key, value in description.items():
+        table.add_row(key, _plain(value))
+    _console().print(table)
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float):
+        return fmt_number(value, 3)
+    if isinstance(value, list):
+        if value and isinstance(value[0], dict):
+            return "\n".join(json.dumps(v, default=str) for v in value)
+        return ", ".join(str(v) for v in value) if value else "—"
+    if isinstance(value, dict):
+        return json.dumps(value, default=str)
+    return "—" if value is None else str(value)
+
+
+# ---------------------------------------------------------------- check output
+
+def _print_check(a: SolutionAssessment) -> None:
+    console = _console()
+    verdicts = Table(title="Verdicts", title_justify="left")
+    for column in ("Server", "Test", "Rule", "Subject", "Value", "Threshold", "Margin", "Verdict"):
+        verdicts.add_column(column, justify="right" if column in ("Value", "Threshold", "Margin") else "left")
+    for server in a.servers:
+        for run in server.runs:
+            grouped: dict[str, list[RuleResult]] = defaultdict(list)
+            for result in run.results:
+                grouped[result.rule_id].append(result)
+            for results in grouped.values():
+                for row in _verdict_rows(results):
+                    verdicts.add_row(server.name, run.run.kind.value, *row)
+    console.print(verdicts)
+
+    for kind, aggregate in a.aggregates.items():
+        figures = Table(title=f"{kind}: per-server figures (transactional | total convention)", title_justify="left")
+        for column in ("Server", "Target IOPS", "Achieved", "Reads/s", "Writes/s", "Transfers/s",
+                       "DB read ms", "DB write ms", "Log writes/s", "Log write ms"):
+            figures.add_column(column, justify="left" if column == "Server" else "right")
+        for server in a.servers:
+            summary = server.summaries.get(kind)
+            if summary is not None:
+                figures.add_row(server.name, *_figure_cells(summary.target_iops, summary.achieved_iops,
+                                                            summary.conventions))
+        figures.add_row("All servers", *_figure_cells(aggregate.target_iops, aggregate.achieved_iops,
+                                                       aggregate.conventions), style="bold")
+        console.print(figures)
+
+    backups = [(s.name, s.backup, s.recovery) for s in a.servers if s.backup or s.recovery]
+    if backups:
+        table = Table(title="Backup and soft recovery", title_justify="left")
+        for column in ("Server", "MB/s per database", "MB/s per server", "Seconds per log replayed"):
+            table.add_column(column, justify="left" if column == "Server" else "right")
+        for name, backup, recovery in backups:
+            table.add_row(
+                name,
+                fmt_number(backup.mb_per_sec_per_database, 3) if backup else "—",
+                fmt_number(backup.mb_per_sec_per_server, 3) if backup else "—",
+                fmt_number(recovery.seconds_per_log, 3) if recovery else "—",
+            )
+        console.print(table)
+
+    disagreements = [(s.name, d) for s in a.servers for r in s.runs for d in r.disagreements]
+    if disagreements:
+        table = Table(title="Sources disagree (> 0.5%)", title_justify="left")
+        for column in ("Server", "Table", "Instance", "Figure", "Report", "Counter log", "Difference"):
+            table.add_column(column)
+        for name, d in disagreements:
+            table.add_row(name, d.table, d.instance, d.metric, fmt_number(d.first_value, 3),
+                          fmt_number(d.second_value, 3), f"{d.relative_difference:.2%}")
+        console.print(table)
+
+    problems = list(a.problems) + [p for s in a.servers for r in s.runs for p in r.problems]
+    if problems:
+        console.print("[bold]Problems in the evidence[/]")
+        for p in problems:
+            console.print(f"  [{'red' if p.severity == 'error' else 'yellow'}]{p.severity}[/] {p.describe()}",
+                          markup=True)
+    for s in a.servers:
+        if s.missing_kinds:
+            console.print(f"  [dim]note[/] {s.name}: no {', '.join(s.missing_kinds)} run in the evidence",
+                          markup=True)
+    style = STATUS_STYLE[a.status]
+    console.print(f"Solution [bold]{a.name}[/]: [{style}]{a.status.value.upper()}[/]", markup=True)
+
+
+def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
+    """Failures one per row; passes collapsed to the worst case; not-evaluated collapsed with its reason."""
+    rows: list[tuple[str, ...]] = []
+    failed = [r for r in results if r.status is Status.FAIL]
+    passed = [r for r in results if r.status is Status.PASS]
+    unevaluated = [r for r in results if r.status is Status.NOT_EVALUATED]
+    for r in failed:
+        rows.append(_result_cells(r, r.instance or "server", "[bold red]FAIL[/]"))
+    if passed:
+        worst = min(passed, key=lambda r: r.margin if r.margin is not None else float("inf"))
+        label = f"worst of {len(passed)}: {worst.instance}" if worst.instance and len(passed) > 1 else (
+            worst.instance or "server")
+        rows.append(_result_cells(worst, label, "[green]pass[/]"))
+    if unevaluated:
+        first = unevaluated[0]
+        subject = f"{len(unevaluated)} instances" if first.instance and len(unevaluated) > 1 else (
+            first.instance or "server")
+        rows.append((f"{first.rule_id}", subject, "—", _threshold(first), "—",
+                     f"[yellow]not evaluated[/]: {first.reason}"))
+    return rows
+
+
+def _threshold(r: RuleResult) -> str:
+    if r.threshold is None:
+        return f"{r.operator} target"
+    return f"{r.operator} {fmt_number(r.threshold, 3)} {r.unit}".strip()
+
+
+def _result_cells(r: RuleResult, subject: str, verdict: str) -> tuple[str, ...]:
+    return (r.rule_id, subject, fmt_number(r.value, 3), _threshold(r),
+            fmt_number(r.margin, 3) if r.margin is not None else "—", verdict)
+
+
+def _figure_cells(target: float | None, achieved: float | None, conventions: dict[str, Any]) -> tuple[str, ...]:
+    trans = conventions.get("transactional")
+    total = conventions.get("total")
+
+    def pair(attr: str) -> str:
+        a = fmt_number(getattr(trans, attr), 3) if trans else "—"
+        b = fmt_number(getattr(total, attr), 3) if total else "—"
+        return a if a == b else f"{a} | {b}"
+
+    return (
+        fmt_number(target, 3),
+        fmt_number(achieved, 3),
+        pair("reads"),
+        pair("writes"),
+        pair("transfers"),
+        pair("read_latency_ms"),
+        pair("write_latency_ms"),
+        pair("log_writes"),
+        pair("log_write_latency_ms"),
+    )
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""Find Jetstress evidence in files and folders, detect each file's format, and assemble runs.
+
+A run is one Jetstress test on one server: its HTML report, its result XML and its counter
+log belong together (same file-name stem, or the counter log the report names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from esrp_report.errors import InputError, UnsupportedFormatError
+from esrp_report.ingest.text import sniff_encoding
+from esrp_report.metrics import compare_tables
+from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
+
+HEAD_BYTES = 8192
+
+REPORT_HTML = "jetstress-report-html"
+RESULT_XML = "jetstress-result-xml"
+CONFIG_XML = "jetstress-config-xml"
+TEST_LOG = "jetstress-test-log"
+COUNTER_CSV = "perfmon-csv"
+BLG = "perfmon-blg"
+EVENT_LOG = "windows-event-log"
+
+_STEM = re.compile(r"^(?P<kind>[A-Za-z]+)[ _](?P<stamp>\d{4}(?:[ _]\d{1,2}){5})$")
+_TIMESTAMP_LINE = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2}\s*[AP]M -- ", re.MULTILINE)
+_KIND_NAMES = {k.value.casefold(): k for k in TestKind}
+
+
+def _decoded_head(head: bytes) -> str:
+    encoding = sniff_encoding(head)
+    return head.decode(encoding, errors="ignore")
+
+
+def detect_format(path: Path) -> str:
+    """The format of a file from its content (the extension only breaks ties)."""
+    from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml
+
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    suffix = path.suffix.casefold()
+    if head.startswith(b"PDH-BIN") or (suffix == ".blg"):
+        return BLG
+    if suffix in (".evt", ".evtx"):
+        return EVENT_LOG
+    if counter_csv.sniff_counter_csv(head):
+        return COUNTER_CSV
+    if result_xml.sniff_result_xml(head):
+        return RESULT_XML
+    if config_xml.sniff_config_xml(head):
+        return CONFIG_XML
+    text = _decoded_head(head)
+    if report_html.sniff_report_html(text):
+        return REPORT_HTML
+    if _TIMESTAMP_LINE.search(text):
+        return TEST_LOG
+    raise UnsupportedFormatError(
+        path,
+        "not a supported file",
+        location="start of file",
+        expected="a Jetstress HTML report, result or config XML, test log, or perfmon CSV/TSV",
+    )
+
+
+def normalized_stem(name: str) -> str:
+    """'Performance 2011 3 11 13 27 46.blg' and 'Performance_2011_3_11_13_27_46.html' match."""
+    stem = Path(name.replace("\\", "/")).stem
+    return re.sub(r"[\s_]+", "_", stem).casefold()
+
+
+def kind_from_name(name: str) -> TestKind | None:
+    match = _STEM.match(Path(name.replace("\\", "/")).stem)
+    if match:
+        return _KIND_NAMES.get(match.group("kind").casefold())
+    return None
+
+
+@dataclass
+class Evidence:
+    """Everything read from the inputs, before assembly into runs."""
+
+    runs: list[Run] = field(default_factory=list)
+    result_xmls: list[Run] = field(default_factory=list)
+    counter_logs: list[CounterLog] = field(default_factory=list)
+    test_logs: list[TestLog] = field(default_factory=list)
+    configs: list[tuple[Path, ConfigProfile]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files_read: int = 0
+
+
+def iter_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink())
+        elif path.exists():
+            files.append(path)
+        else:
+            raise InputError(path, "no such file or folder")
+    return files
+
+
+def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evidence:
+    """Read every supported file. Unsupported files inside folders are noted, not fatal;
+    a file named explicitly must be readable (``strict_files``)."""
+    from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
+
+    evidence = Evidence()
+    explicit = {p.resolve() for p in paths if p.is_file()}
+    for file in iter_files(paths):
+        named = strict_files or file.resolve() in explicit
+        try:
+            fmt = detect_format(file)
+            if fmt == REPORT_HTML:
+                evidence.runs.append(report_html.read_report(file))
+            elif fmt == RESULT_XML:
+                evidence.result_xmls.append(result_xml.read_result_xml(file))
+            elif fmt == CONFIG_XML:
+                profile, problems = config_xml.read_config_xml_with_problems(file)
+                evidence.configs.append((file, profile))
+                evidence.problems.extend(problems)
+            elif fmt == COUNTER_CSV:
+                evidence.counter_logs.append(counter_csv.read_counter_csv(file))
+            elif fmt == TEST_LOG:
+                evidence.test_logs.append(test_log.read_test_log(file))
+            elif fmt == BLG:
+                raise UnsupportedFormatError(
+                    file, "binary perfmon logs (.blg) are not read yet",
+                    expected="a CSV/TSV made with 'relog FILE.blg -f csv' until the BLG reader lands",
+                )
+            elif fmt == EVENT_LOG:
+                evidence.problems.append(
+                    Problem(str(file), "event logs are not read yet; the event-log rule is not evaluated",
+                            severity="note")
+                )
+                continue
+            evidence.files_read += 1
+        except UnsupportedFormatError as exc:
+            if named:
+                raise
+            evidence.problems.append(Problem(str(file), f"skipped: {exc.detail}", severity="note"))
+    return evidence
+
+
+def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
+    """The result XML is machine-written at full precision: prefer it, and say where it disagrees."""
+    problems: list[Problem] = []
+    xml_source = xml_run.sources[0] if xml_run.sources else "result XML"
+    html_source = run.sources[0] if run.sources else "report"
+    # The HTML prints three decimals, so anything beyond half a unit of the third decimal differs.
+    for d in compare_tables(xml_run.tables, xml_source, run.tables, html_source, tolerance=0.0,
+                            absolute_tolerance=0.0005 * (1 + 1e-9)):
+        problems.append(
+            Problem(html_source,
+                    f"report and result XML disagree on {d.table} {d.instance} {d.metric}: "
+                    f"HTML {d.second_value!r}, XML {d.first_value!r} (XML used)",
+                    severity="warning")
+        )
+    for kind, table in xml_run.tables.items():
+        run.tables[kind] = table
+    for attr in ("achieved_iops", "target_iops", "initial_database_bytes", "final_database_bytes",
+                 "database_files"):
+        xml_value = getattr(xml_run.sizing, attr)
+        html_value = getattr(run.sizing, attr)
+        if xml_value is None:
+            continue
+        if html_value is not None and abs(float(xml_value) - float(html_value)) > 0.0005 * (1 + 1e-9):
+            problems.append(Problem(html_source, f"report and result XML disagree on {attr}: "
+                                    f"HTML {html_value!r}, XML {xml_value!r} (XML used)", severity="warning"))
+        setattr(run.sizing, attr, xml_value)
+    if xml_run.overall_result and run.overall_result and \
+            xml_run.overall_result.casefold() != run.overall_result.casefold():
+        problems.append(Problem(html_source, f"report says {run.overall_result!r} but result XML says "
+                                f"{xml_run.overall_result!r}", severity="error"))
+    run.issues.extend(xml_run.issues)
+    run.sources.extend(xml_run.sources)
+    return problems
+
+
+def assemble(evidence: Evidence, name: str = "solution") -> Solution:
+    """Group what was read into runs and servers."""
+    solution = Solution(name, problems=list(evidence.problems))
+    runs = list(evidence.runs)
+    by_stem: dict[str, Run] = {}
+    for run in runs:
+        for key in _run_keys(run):
+            by_stem.setdefault(key, run)
+
+    for xml_run in evidence.result_xmls:
+        key = normalized_stem(xml_run.sources[0]) if xml_run.sources else ""
+        target = by_stem.get(key)
+        if target is None:
+            runs.append(xml_run)
+            for k in _run_keys(xml_run):
+                by_stem.setdefault(k, xml_run)
+        else:
+            solution.problems.extend(_merge_result_xml(target, xml_run))
+
+    for log in evidence.counter_logs:
+        target = by_stem.get(normalized_stem(log.source))
+        if target is None:
+            kind = kind_from_name(log.source)
+            machines = log.counters["machine"].drop_nulls().unique().to_list()
+            if kind is None:
+                solution.problems.append(Problem(log.source, "counter log matches no report and its name does "
+                                                 "not say which Jetstress test it is (e.g. Performance_...); "
+                                                 "treated as a Performance run", severity="warning"))
+                kind = TestKind.PERFORMANCE
+            target = Run(kind=kind, machine=machines[0] if machines else Path(log.source).parent.name,
+                         sources=[log.source])
+            runs.append(target)
+            by_stem.setdefault(normalized_stem(log.source), target)
+        elif target.counter_log is not None:
+            solution.problems.append(Problem(log.source, f"a second counter log for {target.sources[0]}; ignored",
+                                             severity="warning"))
+            continue
+        else:
+            target.sources.append(log.source)
+        target.counter_log = log
+
+    for tlog in evidence.test_logs:
+        target = by_stem.get(normalized_stem(tlog.source))
+        if target is None and tlog.entries:
+            first = tlog.entries[0].timestamp
+            target = next((r for r in runs if r.test_start and r.test_end and r.test_start <= first <= r.test_end),
+                          None)
+        if target is None:
+            solution.problems.append(Problem(tlog.source, "test log matches no run; not used", severity="warning"))
+        elif target.test_log is None:
+            target.test_log = tlog
+            target.sources.append(tlog.source)
+
+    for config_path, profile in evidence.configs:
+        folder = config_path.parent
+        for run in runs:
+            if run.config is None and any(Path(s).parent == folder for s in run.sources):
+                run.config = profile
+
+    for run in runs:
+        machine = run.machine or "unknown"
+        solution.server(machine).runs.append(run)
+    return solution
+
+
+def _run_keys(run: Run) -> list[str]:
+    keys = [normalized_stem(s) for s in run.sources]
+    if run.performance_log:
+        keys.append(normalized_stem(run.performance_log))
+    return keys
+
+
+def load_solution(paths: Iterable[Path], name: str = "solution") -> Solution:
+    paths = list(paths)
+    evidence = read_evidence(paths)
+    if evidence.files_read == 0:
+        shown = ", ".join(str(p) for p in paths)
+        raise InputError(shown, "no Jetstress evidence found",
+                         expected="HTML reports, result/config XML, test logs or perfmon CSV/TSV files")
+    return assemble(evidence, name)

@@ -1,0 +1,24 @@
+"""Number formatting for display. Rounding happens here and nowhere earlier."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def round_half_up(value: float, decimals: int) -> Decimal:
+    """Round as the documents do (0.0005 -> 0.001), on the decimal text of the float."""
+    quantum = Decimal(1).scaleb(-decimals)
+    return Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP)
+
+
+def fmt_number(value: float | None, decimals: int, *, thousands: bool = False, missing: str = "—") -> str:
+    if value is None:
+        return missing
+    rounded = round_half_up(value, decimals)
+    return f"{rounded:,.{decimals}f}" if thousands else f"{rounded:.{decimals}f}"
+
+
+def fmt_percent(value: float | None, decimals: int = 1, missing: str = "—") -> str:
+    if value is None:
+        return missing
+    return f"{round_half_up(value * 100, decimals):.{decimals}f}%"

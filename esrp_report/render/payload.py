@@ -1,0 +1,181 @@
+"""Plain-dict views of assessments and inputs, for --json and for templates.
+
+Figures are kept at full precision; rounding belongs to whoever prints them.
+The schema is documented in docs/check-json.md; bump SCHEMA when a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from esrp_report import __version__
+from esrp_report.aggregate import AggregateSummary, BackupFigures, IoFigures, RecoveryFigures, ServerSummary
+from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessment
+from esrp_report.metrics import Disagreement
+from esrp_report.model import Problem, Run, TestLog
+from esrp_report.rules import RuleResult
+
+SCHEMA = "esrp-report/check/1"
+
+
+def problem_dict(p: Problem) -> dict[str, Any]:
+    return {"source": p.source, "location": p.location, "severity": p.severity, "message": p.message,
+            "lost": p.lost}
+
+
+def io_dict(f: IoFigures) -> dict[str, Any]:
+    return {
+        "instances": f.instances,
+        "transfers_per_sec": f.transfers,
+        "reads_per_sec": f.reads,
+        "writes_per_sec": f.writes,
+        "read_latency_ms": f.read_latency_ms,
+        "write_latency_ms": f.write_latency_ms,
+        "log_writes_per_sec": f.log_writes,
+        "log_write_latency_ms": f.log_write_latency_ms,
+    }
+
+
+def summary_dict(s: ServerSummary | AggregateSummary) -> dict[str, Any]:
+    out: dict[str, Any] = {"target_iops": s.target_iops, "achieved_iops": s.achieved_iops,
+                           "conventions": {name: io_dict(f) for name, f in s.conventions.items()}}
+    if isinstance(s, ServerSummary):
+        out["source"] = s.source
+    else:
+        out["servers"] = s.servers
+    return out
+
+
+def backup_dict(b: BackupFigures | None) -> dict[str, Any] | None:
+    return None if b is None else asdict(b)
+
+
+def recovery_dict(r: RecoveryFigures | None) -> dict[str, Any] | None:
+    return None if r is None else asdict(r)
+
+
+def result_dict(r: RuleResult) -> dict[str, Any]:
+    return {
+        "rule": r.rule_id,
+        "description": r.description,
+        "instance": r.instance,
+        "status": r.status.value,
+        "value": r.value,
+        "operator": r.operator,
+        "threshold": r.threshold,
+        "unit": r.unit,
+        "margin": r.margin,
+        "evidence": r.evidence,
+        "reason": r.reason,
+    }
+
+
+def disagreement_dict(d: Disagreement) -> dict[str, Any]:
+    return {
+        "table": d.table,
+        "instance": d.instance,
+        "metric": d.metric,
+        "first": {"source": d.first_source, "value": d.first_value},
+        "second": {"source": d.second_source, "value": d.second_value},
+        "relative_difference": d.relative_difference,
+    }
+
+
+def run_dict(ra: RunAssessment) -> dict[str, Any]:
+    run = ra.run
+    window = None
+    if ra.counter is not None:
+        w = ra.counter.window
+        window = {
+            "start": w.start.isoformat() if w.start else None,
+            "end": w.end.isoformat() if w.end else None,
+            "origin": w.origin,
+            "samples": ra.counter.samples_in_window,
+        }
+    instances = run.instance_names()
+    return {
+        "kind": run.kind.value,
+        "machine": run.machine,
+        "jetstress_version": run.jetstress_version,
+        "generation": run.generation.value,
+        "sources": list(run.sources),
+        "status": ra.status.value,
+        "reported_result": run.overall_result,
+        "collection_start": run.collection_start.isoformat() if run.collection_start else None,
+        "collection_end": run.collection_end.isoformat() if run.collection_end else None,
+        "target_iops": ra.evidence.target_iops,
+        "target_source": ra.evidence.target_source or None,
+        "counter_window": window,
+        "instances": [{"name": name, "status": ra.instance_status(name).value} for name in instances],
+        "results": [result_dict(r) for r in ra.results],
+        "disagreements": [disagreement_dict(d) for d in ra.disagreements],
+        "problems": [problem_dict(p) for p in ra.problems],
+    }
+
+
+def server_dict(s: ServerAssessment) -> dict[str, Any]:
+    return {
+        "name": s.name,
+        "status": s.status.value,
+        "missing_tests": s.missing_kinds,
+        "summaries": {kind: summary_dict(v) for kind, v in s.summaries.items()},
+        "backup": backup_dict(s.backup),
+        "soft_recovery": recovery_dict(s.recovery),
+        "runs": [run_dict(r) for r in s.runs],
+    }
+
+
+def check_payload(a: SolutionAssessment) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "tool_version": __version__,
+        "solution": {"name": a.name, "status": a.status.value},
+        "servers": [server_dict(s) for s in a.servers],
+        "aggregates": {kind: summary_dict(v) for kind, v in a.aggregates.items()},
+        "backup": backup_dict(a.backup),
+        "problems": [problem_dict(p) for p in a.problems],
+    }
+
+
+# ---------------------------------------------------------------- inspect
+
+def describe_run(run: Run) -> dict[str, Any]:
+    return {
+        "kind": run.kind.value,
+        "machine": run.machine,
+        "overall_result": run.overall_result,
+        "jetstress_version": run.jetstress_version,
+        "generation": run.generation.value,
+        "ese_version": run.ese_version,
+        "test_start": run.test_start.isoformat() if run.test_start else None,
+        "test_end": run.test_end.isoformat() if run.test_end else None,
+        "collection_start": run.collection_start.isoformat() if run.collection_start else None,
+        "collection_end": run.collection_end.isoformat() if run.collection_end else None,
+        "performance_log": run.performance_log,
+        "sizing": asdict(run.sizing),
+        "instances": run.instance_names(),
+        "tables": {kind.value: len(table.rows) for kind, table in run.tables.items()},
+        "host_counters": [c.name for c in run.host],
+        "backup_rows": len(run.backup),
+        "soft_recovery_rows": len(run.soft_recovery),
+        "checksum_rows": len(run.checksum),
+        "test_log_entries": len(run.test_log.entries) if run.test_log else 0,
+        "problems": [problem_dict(p) for p in run.problems],
+    }
+
+
+def describe_test_log(log: TestLog) -> dict[str, Any]:
+    return {
+        "entries": len(log.entries),
+        "first": log.entries[0].timestamp.isoformat() if log.entries else None,
+        "last": log.entries[-1].timestamp.isoformat() if log.entries else None,
+        "thresholds_ms": asdict(log.thresholds),
+        "logging_intervals_ms": log.logging_intervals_ms,
+        "operation_mix": log.operation_mix,
+        "sample_counts": [{"file": f, "samples": n} for f, n in log.sample_counts],
+        "prerequisites_attained_at": log.prerequisites_attained_at.isoformat()
+        if log.prerequisites_attained_at else None,
+        "errors": [{"line": e.line, "message": e.message} for e in log.errors],
+        "problems": [problem_dict(p) for p in log.problems],
+    }
