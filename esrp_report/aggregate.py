@@ -126,7 +126,9 @@ def server_summary(
     source = "report"
     if not tables.get(TableKind.TRANSACTIONAL) and counter_tables:
         tables, source = counter_tables, "counter log"
-    conventions = {name: figures_from_table(tables[kind]) for name, kind in CONVENTIONS.items() if kind in tables}
+    conventions = {
+        name: figures_from_table(tables[kind]) for name, kind in CONVENTIONS.items() if kind in tables
+    }
     transactional = conventions.get("transactional")
     return ServerSummary(
         server=server,

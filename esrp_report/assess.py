@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from esrp_report import aggregate as agg
-from esrp_report import metrics
+from esrp_report import compare, metrics
 from esrp_report.model import Problem, Run, Solution, TableKind, TestKind
 from esrp_report.rules import Rule, RuleResult, RunEvidence, Status, evaluate_run, roll_up
 
@@ -21,7 +21,7 @@ class RunAssessment:
     run: Run
     evidence: RunEvidence
     counter: metrics.CounterMetrics | None
-    disagreements: list[metrics.Disagreement]
+    disagreements: list[compare.Disagreement]
     results: list[RuleResult]
     problems: list[Problem]
 
@@ -76,10 +76,13 @@ def _target(run: Run, override: float | None) -> tuple[float | None, str, list[P
         (run.config.target_iops if run.config else None, "config XML"),
     ]
     known = [(v, origin) for v, origin in candidates if v is not None]
-    if len(known) == 2 and metrics.relative_difference(known[0][0], known[1][0]) > 1e-9:
+    if len(known) == 2 and compare.relative_difference(known[0][0], known[1][0]) > 1e-9:
         problems.append(
-            Problem(source, f"target IOPS differs: report says {known[0][0]!r}, config XML says {known[1][0]!r}",
-                    severity="warning")
+            Problem(
+                source,
+                f"target IOPS differs: report says {known[0][0]!r}, config XML says {known[1][0]!r}",
+                severity="warning",
+            )
         )
     if override is not None:
         return override, "--target-iops", problems
@@ -88,11 +91,13 @@ def _target(run: Run, override: float | None) -> tuple[float | None, str, list[P
     return None, "", problems
 
 
-def assess_run(server: str, run: Run, rules: list[Rule], target_override: float | None = None) -> RunAssessment:
+def assess_run(
+    server: str, run: Run, rules: list[Rule], target_override: float | None = None
+) -> RunAssessment:
     target, target_source, problems = _target(run, target_override)
     evidence = RunEvidence(run=run, server=server, target_iops=target, target_source=target_source)
     counter = None
-    disagreements: list[metrics.Disagreement] = []
+    disagreements: list[compare.Disagreement] = []
     if run.counter_log is not None:
         counter = metrics.counter_metrics(run, run.counter_log)
         evidence.counter_tables = counter.tables
@@ -102,10 +107,16 @@ def assess_run(server: str, run: Run, rules: list[Rule], target_override: float 
         problems.extend(counter.problems)
         if run.tables:
             report_source = run.sources[0] if run.sources else "report"
-            disagreements = metrics.compare_tables(run.tables, report_source, counter.tables, run.counter_log.source)
-            disagreements += metrics.compare_host(run.host, report_source, counter.host, run.counter_log.source)
+            disagreements = compare.compare_tables(
+                run.tables, report_source, counter.tables, run.counter_log.source
+            )
+            disagreements += compare.compare_host(
+                run.host, report_source, counter.host, run.counter_log.source
+            )
     results = evaluate_run(evidence, rules)
-    return RunAssessment(server, run, evidence, counter, disagreements, results, problems + list(run.problems))
+    return RunAssessment(
+        server, run, evidence, counter, disagreements, results, problems + list(run.problems)
+    )
 
 
 def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:
@@ -115,7 +126,10 @@ def assess(solution: Solution, rules: list[Rule], target_override: float | None 
         for run in server.runs:
             ra = assess_run(server.name, run, rules, target_override)
             assessed.runs.append(ra)
-            if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and run.kind.value not in assessed.summaries:
+            if (
+                run.kind in (TestKind.PERFORMANCE, TestKind.STRESS)
+                and run.kind.value not in assessed.summaries
+            ):
                 counter_tables = ra.counter.tables if ra.counter else None
                 if run.tables.get(TableKind.TRANSACTIONAL) or counter_tables:
                     assessed.summaries[run.kind.value] = agg.server_summary(

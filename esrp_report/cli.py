@@ -29,14 +29,17 @@ app = typer.Typer(
 
 # Shared options, defined once.
 InputPaths = Annotated[
-    list[Path], typer.Argument(help="Results folders or files (HTML reports, XML, test logs, perfmon CSV/TSV).")
+    list[Path],
+    typer.Argument(help="Results folders or files (HTML reports, XML, test logs, perfmon CSV/TSV)."),
 ]
 RulesOption = Annotated[
-    Path | None, typer.Option("--rules", help="TOML file overriding or adding rules (a stricter service level).")
+    Path | None,
+    typer.Option("--rules", help="TOML file overriding or adding rules (a stricter service level)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (full precision) instead of tables.")]
 TargetOption = Annotated[
-    float | None, typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report).")
+    float | None,
+    typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report)."),
 ]
 
 STATUS_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.NOT_EVALUATED: "yellow"}
@@ -82,12 +85,16 @@ def check(
     else:
         _print_check(assessment)
     status = assessment.status
-    raise typer.Exit(EXIT_FAIL if status is Status.FAIL else EXIT_PASS if status is Status.PASS else EXIT_UNUSABLE)
+    raise typer.Exit(
+        EXIT_FAIL if status is Status.FAIL else EXIT_PASS if status is Status.PASS else EXIT_UNUSABLE
+    )
 
 
 @app.command()
 def inspect(
-    file: Annotated[Path, typer.Argument(help="Any supported file, Jetstress or not (e.g. any perfmon CSV).")],
+    file: Annotated[
+        Path, typer.Argument(help="Any supported file, Jetstress or not (e.g. any perfmon CSV).")
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Describe a file: its format and what it holds."""
@@ -120,6 +127,7 @@ def _plain(value: Any) -> str:
 
 # ---------------------------------------------------------------- check output
 
+
 def _print_check(a: SolutionAssessment) -> None:
     console = _console()
     verdicts = Table(title="Verdicts", title_justify="left")
@@ -136,17 +144,34 @@ def _print_check(a: SolutionAssessment) -> None:
     console.print(verdicts)
 
     for kind, aggregate in a.aggregates.items():
-        figures = Table(title=f"{kind}: per-server figures (transactional | total convention)", title_justify="left")
-        for column in ("Server", "Target IOPS", "Achieved", "Reads/s", "Writes/s", "Transfers/s",
-                       "DB read ms", "DB write ms", "Log writes/s", "Log write ms"):
+        figures = Table(
+            title=f"{kind}: per-server figures (transactional | total convention)", title_justify="left"
+        )
+        for column in (
+            "Server",
+            "Target IOPS",
+            "Achieved",
+            "Reads/s",
+            "Writes/s",
+            "Transfers/s",
+            "DB read ms",
+            "DB write ms",
+            "Log writes/s",
+            "Log write ms",
+        ):
             figures.add_column(column, justify="left" if column == "Server" else "right")
         for server in a.servers:
             summary = server.summaries.get(kind)
             if summary is not None:
-                figures.add_row(server.name, *_figure_cells(summary.target_iops, summary.achieved_iops,
-                                                            summary.conventions))
-        figures.add_row("All servers", *_figure_cells(aggregate.target_iops, aggregate.achieved_iops,
-                                                       aggregate.conventions), style="bold")
+                figures.add_row(
+                    server.name,
+                    *_figure_cells(summary.target_iops, summary.achieved_iops, summary.conventions),
+                )
+        figures.add_row(
+            "All servers",
+            *_figure_cells(aggregate.target_iops, aggregate.achieved_iops, aggregate.conventions),
+            style="bold",
+        )
         console.print(figures)
 
     backups = [(s.name, s.backup, s.recovery) for s in a.servers if s.backup or s.recovery]
@@ -169,20 +194,30 @@ def _print_check(a: SolutionAssessment) -> None:
         for column in ("Server", "Table", "Instance", "Figure", "Report", "Counter log", "Difference"):
             table.add_column(column)
         for name, d in disagreements:
-            table.add_row(name, d.table, d.instance, d.metric, fmt_number(d.first_value, 3),
-                          fmt_number(d.second_value, 3), f"{d.relative_difference:.2%}")
+            table.add_row(
+                name,
+                d.table,
+                d.instance,
+                d.metric,
+                fmt_number(d.first_value, 3),
+                fmt_number(d.second_value, 3),
+                f"{d.relative_difference:.2%}",
+            )
         console.print(table)
 
     problems = list(a.problems) + [p for s in a.servers for r in s.runs for p in r.problems]
     if problems:
         console.print("[bold]Problems in the evidence[/]")
         for p in problems:
-            console.print(f"  [{'red' if p.severity == 'error' else 'yellow'}]{p.severity}[/] {p.describe()}",
-                          markup=True)
+            console.print(
+                f"  [{'red' if p.severity == 'error' else 'yellow'}]{p.severity}[/] {p.describe()}",
+                markup=True,
+            )
     for s in a.servers:
         if s.missing_kinds:
-            console.print(f"  [dim]note[/] {s.name}: no {', '.join(s.missing_kinds)} run in the evidence",
-                          markup=True)
+            console.print(
+                f"  [dim]note[/] {s.name}: no {', '.join(s.missing_kinds)} run in the evidence", markup=True
+            )
     style = STATUS_STYLE[a.status]
     console.print(f"Solution [bold]{a.name}[/]: [{style}]{a.status.value.upper()}[/]", markup=True)
 
@@ -197,15 +232,29 @@ def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
         rows.append(_result_cells(r, r.instance or "server", "[bold red]FAIL[/]"))
     if passed:
         worst = min(passed, key=lambda r: r.margin if r.margin is not None else float("inf"))
-        label = f"worst of {len(passed)}: {worst.instance}" if worst.instance and len(passed) > 1 else (
-            worst.instance or "server")
+        label = (
+            f"worst of {len(passed)}: {worst.instance}"
+            if worst.instance and len(passed) > 1
+            else (worst.instance or "server")
+        )
         rows.append(_result_cells(worst, label, "[green]pass[/]"))
     if unevaluated:
         first = unevaluated[0]
-        subject = f"{len(unevaluated)} instances" if first.instance and len(unevaluated) > 1 else (
-            first.instance or "server")
-        rows.append((f"{first.rule_id}", subject, "—", _threshold(first), "—",
-                     f"[yellow]not evaluated[/]: {first.reason}"))
+        subject = (
+            f"{len(unevaluated)} instances"
+            if first.instance and len(unevaluated) > 1
+            else (first.instance or "server")
+        )
+        rows.append(
+            (
+                f"{first.rule_id}",
+                subject,
+                "—",
+                _threshold(first),
+                "—",
+                f"[yellow]not evaluated[/]: {first.reason}",
+            )
+        )
     return rows
 
 
@@ -216,11 +265,19 @@ def _threshold(r: RuleResult) -> str:
 
 
 def _result_cells(r: RuleResult, subject: str, verdict: str) -> tuple[str, ...]:
-    return (r.rule_id, subject, fmt_number(r.value, 3), _threshold(r),
-            fmt_number(r.margin, 3) if r.margin is not None else "—", verdict)
+    return (
+        r.rule_id,
+        subject,
+        fmt_number(r.value, 3),
+        _threshold(r),
+        fmt_number(r.margin, 3) if r.margin is not None else "—",
+        verdict,
+    )
 
 
-def _figure_cells(target: float | None, achieved: float | None, conventions: dict[str, Any]) -> tuple[str, ...]:
+def _figure_cells(
+    target: float | None, achieved: float | None, conventions: dict[str, Any]
+) -> tuple[str, ...]:
     trans = conventions.get("transactional")
     total = conventions.get("total")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -22,9 +22,6 @@ import polars as pl
 
 from esrp_report import model as m
 from esrp_report.model import CounterLog, HostCounter, InstanceRow, InstanceTable, Problem, Run, TableKind
-
-# Relative difference above which two sources of the same figure are said to disagree.
-DISAGREEMENT_TOLERANCE = 0.005
 
 
 @dataclass(frozen=True)
@@ -52,11 +49,6 @@ def counter_map() -> CounterMap:
     )
 
 
-def instance_key(name: str) -> str:
-    """Match instance names across sources: perfmon may prefix the process (``JetstressWin/``)."""
-    return name.rsplit("/", 1)[-1].strip().casefold()
-
-
 @dataclass(frozen=True)
 class Window:
     start: datetime | None  # UTC, aware
@@ -78,31 +70,9 @@ class CounterMetrics:
     problems: list[Problem] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Disagreement:
-    """The same figure from two sources, differing by more than the tolerance."""
-
-    table: str
-    instance: str
-    metric: str
-    first_source: str
-    first_value: float
-    second_source: str
-    second_value: float
-
-    @property
-    def relative_difference(self) -> float:
-        return relative_difference(self.first_value, self.second_value)
-
-
-def relative_difference(a: float, b: float) -> float:
-    scale = max(abs(a), abs(b))
-    return 0.0 if scale == 0 else abs(a - b) / scale
-
-
 def _to_utc(local: datetime, offset_minutes: int | None) -> datetime:
     offset = timedelta(minutes=offset_minutes or 0)
-    return (local - offset).replace(tzinfo=timezone.utc)
+    return (local - offset).replace(tzinfo=UTC)
 
 
 def collection_window(run: Run, log: CounterLog) -> Window:
@@ -113,7 +83,11 @@ def collection_window(run: Run, log: CounterLog) -> Window:
     test_log = run.test_log
     if test_log and test_log.prerequisites_attained_at:
         ended = next(
-            (e.timestamp for e in test_log.entries if "performance logging has ended" in e.message.casefold()),
+            (
+                e.timestamp
+                for e in test_log.entries
+                if "performance logging has ended" in e.message.casefold()
+            ),
             None,
         )
         return Window(
@@ -193,7 +167,9 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     for name in sorted(columns, key=_natural_key):
         per = columns[name]
         means = {key: stats[f"mean|{col}"] for key, col in per.items() if stats[f"mean|{col}"] is not None}
-        result.maxima[name] = {key: stats[f"max|{col}"] for key, col in per.items() if stats[f"max|{col}"] is not None}
+        result.maxima[name] = {
+            key: stats[f"max|{col}"] for key, col in per.items() if stats[f"max|{col}"] is not None
+        }
         result.latency_samples[name] = {
             key: stats[f"n|{col}"] for key, col in per.items() if key in m.LATENCY_METRICS
         }
@@ -232,7 +208,9 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     return result
 
 
-def _transactional_reads(frame: pl.DataFrame, columns: dict[str, dict[str, str]]) -> dict[str, dict[str, float]]:
+def _transactional_reads(
+    frame: pl.DataFrame, columns: dict[str, dict[str, str]]
+) -> dict[str, dict[str, float]]:
     exprs: list[pl.Expr] = []
     names: list[str] = []
     for name, per in columns.items():
@@ -285,7 +263,9 @@ def _host_counters(log: CounterLog, frame: pl.DataFrame) -> list[HostCounter]:
         if not cols:
             continue
         series = pl.sum_horizontal([pl.col(c) for c in cols]) if len(cols) > 1 else pl.col(cols[0])
-        avg, low, high = frame.select(series.mean(), series.min(), series.max()).row(0)
+        avg, low, high = frame.select(
+            series.mean().alias("avg"), series.min().alias("min"), series.max().alias("max")
+        ).row(0)
         out.append(HostCounter(label, avg, low, high))
     return out
 
@@ -322,52 +302,3 @@ def _natural_key(name: str) -> list[object]:
     for chunk in name.replace(".", " . ").split():
         parts.append((0, int(chunk)) if chunk.isdigit() else (1, chunk))
     return parts
-
-
-def compare_tables(
-    first: dict[TableKind, InstanceTable],
-    first_source: str,
-    second: dict[TableKind, InstanceTable],
-    second_source: str,
-    *,
-    tolerance: float = DISAGREEMENT_TOLERANCE,
-    absolute_tolerance: float = 0.0,
-) -> list[Disagreement]:
-    """Every figure present in both sources whose relative difference exceeds ``tolerance``
-    and whose absolute difference exceeds ``absolute_tolerance``."""
-    found: list[Disagreement] = []
-    for kind, table in first.items():
-        other = second.get(kind)
-        if other is None:
-            continue
-        other_rows = {instance_key(row.instance): row for row in other.rows}
-        for row in table.rows:
-            match = other_rows.get(instance_key(row.instance))
-            if match is None:
-                continue
-            for metric, value in row.values.items():
-                theirs = match.values.get(metric)
-                if theirs is None:
-                    continue
-                if relative_difference(value, theirs) > tolerance and abs(value - theirs) > absolute_tolerance:
-                    found.append(
-                        Disagreement(kind.value, row.instance, metric, first_source, value, second_source, theirs)
-                    )
-    return found
-
-
-def compare_host(
-    first: list[HostCounter], first_source: str, second: list[HostCounter], second_source: str,
-    *, tolerance: float = DISAGREEMENT_TOLERANCE,
-) -> list[Disagreement]:
-    theirs = {c.name.casefold(): c for c in second}
-    found: list[Disagreement] = []
-    for counter in first:
-        match = theirs.get(counter.name.casefold())
-        if match is None:
-            continue
-        for stat in ("average", "minimum", "maximum"):
-            a, b = getattr(counter, stat), getattr(match, stat)
-            if a is not None and b is not None and relative_difference(a, b) > tolerance:
-                found.append(Disagreement("host", counter.name, stat, first_source, a, second_source, b))
-    return found

@@ -18,6 +18,8 @@ import polars as pl
 class TestKind(StrEnum):
     """The Jetstress test types (facts §1.6), plus the database checksum pass."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
     PERFORMANCE = "Performance"
     STRESS = "Stress"
     DATABASE_BACKUP = "DatabaseBackup"
@@ -214,6 +216,8 @@ class LogEntry:
 @dataclass
 class TestLog:
     """A Jetstress test log: entries plus what was derived from them."""
+
+    __test__ = False  # not a pytest test class, despite the name
 
     source: str
     entries: list[LogEntry] = field(default_factory=list)

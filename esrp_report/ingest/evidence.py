@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
+from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest.text import sniff_encoding
-from esrp_report.metrics import compare_tables
 from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
 
 HEAD_BYTES = 8192
@@ -38,8 +39,6 @@ def _decoded_head(head: bytes) -> str:
 
 def detect_format(path: Path) -> str:
     """The format of a file from its content (the extension only breaks ties)."""
-    from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml
-
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -110,8 +109,6 @@ def iter_files(paths: Iterable[Path]) -> list[Path]:
 def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evidence:
     """Read every supported file. Unsupported files inside folders are noted, not fatal;
     a file named explicitly must be readable (``strict_files``)."""
-    from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
-
     evidence = Evidence()
     explicit = {p.resolve() for p in paths if p.is_file()}
     for file in iter_files(paths):
@@ -132,13 +129,17 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
                 evidence.test_logs.append(test_log.read_test_log(file))
             elif fmt == BLG:
                 raise UnsupportedFormatError(
-                    file, "binary perfmon logs (.blg) are not read yet",
+                    file,
+                    "binary perfmon logs (.blg) are not read yet",
                     expected="a CSV/TSV made with 'relog FILE.blg -f csv' until the BLG reader lands",
                 )
             elif fmt == EVENT_LOG:
                 evidence.problems.append(
-                    Problem(str(file), "event logs are not read yet; the event-log rule is not evaluated",
-                            severity="note")
+                    Problem(
+                        str(file),
+                        "event logs are not read yet; the event-log rule is not evaluated",
+                        severity="note",
+                    )
                 )
                 continue
             evidence.files_read += 1
@@ -155,30 +156,57 @@ def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
     xml_source = xml_run.sources[0] if xml_run.sources else "result XML"
     html_source = run.sources[0] if run.sources else "report"
     # The HTML prints three decimals, so anything beyond half a unit of the third decimal differs.
-    for d in compare_tables(xml_run.tables, xml_source, run.tables, html_source, tolerance=0.0,
-                            absolute_tolerance=0.0005 * (1 + 1e-9)):
+    for d in compare_tables(
+        xml_run.tables,
+        xml_source,
+        run.tables,
+        html_source,
+        tolerance=0.0,
+        absolute_tolerance=0.0005 * (1 + 1e-9),
+    ):
         problems.append(
-            Problem(html_source,
-                    f"report and result XML disagree on {d.table} {d.instance} {d.metric}: "
-                    f"HTML {d.second_value!r}, XML {d.first_value!r} (XML used)",
-                    severity="warning")
+            Problem(
+                html_source,
+                f"report and result XML disagree on {d.table} {d.instance} {d.metric}: "
+                f"HTML {d.second_value!r}, XML {d.first_value!r} (XML used)",
+                severity="warning",
+            )
         )
     for kind, table in xml_run.tables.items():
         run.tables[kind] = table
-    for attr in ("achieved_iops", "target_iops", "initial_database_bytes", "final_database_bytes",
-                 "database_files"):
+    for attr in (
+        "achieved_iops",
+        "target_iops",
+        "initial_database_bytes",
+        "final_database_bytes",
+        "database_files",
+    ):
         xml_value = getattr(xml_run.sizing, attr)
         html_value = getattr(run.sizing, attr)
         if xml_value is None:
             continue
         if html_value is not None and abs(float(xml_value) - float(html_value)) > 0.0005 * (1 + 1e-9):
-            problems.append(Problem(html_source, f"report and result XML disagree on {attr}: "
-                                    f"HTML {html_value!r}, XML {xml_value!r} (XML used)", severity="warning"))
+            problems.append(
+                Problem(
+                    html_source,
+                    f"report and result XML disagree on {attr}: "
+                    f"HTML {html_value!r}, XML {xml_value!r} (XML used)",
+                    severity="warning",
+                )
+            )
         setattr(run.sizing, attr, xml_value)
-    if xml_run.overall_result and run.overall_result and \
-            xml_run.overall_result.casefold() != run.overall_result.casefold():
-        problems.append(Problem(html_source, f"report says {run.overall_result!r} but result XML says "
-                                f"{xml_run.overall_result!r}", severity="error"))
+    if (
+        xml_run.overall_result
+        and run.overall_result
+        and xml_run.overall_result.casefold() != run.overall_result.casefold()
+    ):
+        problems.append(
+            Problem(
+                html_source,
+                f"report says {run.overall_result!r} but result XML says {xml_run.overall_result!r}",
+                severity="error",
+            )
+        )
     run.issues.extend(xml_run.issues)
     run.sources.extend(xml_run.sources)
     return problems
@@ -209,17 +237,29 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
             kind = kind_from_name(log.source)
             machines = log.counters["machine"].drop_nulls().unique().to_list()
             if kind is None:
-                solution.problems.append(Problem(log.source, "counter log matches no report and its name does "
-                                                 "not say which Jetstress test it is (e.g. Performance_...); "
-                                                 "treated as a Performance run", severity="warning"))
+                solution.problems.append(
+                    Problem(
+                        log.source,
+                        "counter log matches no report and its name does "
+                        "not say which Jetstress test it is (e.g. Performance_...); "
+                        "treated as a Performance run",
+                        severity="warning",
+                    )
+                )
                 kind = TestKind.PERFORMANCE
-            target = Run(kind=kind, machine=machines[0] if machines else Path(log.source).parent.name,
-                         sources=[log.source])
+            target = Run(
+                kind=kind,
+                machine=machines[0] if machines else Path(log.source).parent.name,
+                sources=[log.source],
+            )
             runs.append(target)
             by_stem.setdefault(normalized_stem(log.source), target)
         elif target.counter_log is not None:
-            solution.problems.append(Problem(log.source, f"a second counter log for {target.sources[0]}; ignored",
-                                             severity="warning"))
+            solution.problems.append(
+                Problem(
+                    log.source, f"a second counter log for {target.sources[0]}; ignored", severity="warning"
+                )
+            )
             continue
         else:
             target.sources.append(log.source)
@@ -229,10 +269,13 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
         target = by_stem.get(normalized_stem(tlog.source))
         if target is None and tlog.entries:
             first = tlog.entries[0].timestamp
-            target = next((r for r in runs if r.test_start and r.test_end and r.test_start <= first <= r.test_end),
-                          None)
+            target = next(
+                (r for r in runs if r.test_start and r.test_end and r.test_start <= first <= r.test_end), None
+            )
         if target is None:
-            solution.problems.append(Problem(tlog.source, "test log matches no run; not used", severity="warning"))
+            solution.problems.append(
+                Problem(tlog.source, "test log matches no run; not used", severity="warning")
+            )
         elif target.test_log is None:
             target.test_log = tlog
             target.sources.append(tlog.source)
@@ -261,6 +304,9 @@ def load_solution(paths: Iterable[Path], name: str = "solution") -> Solution:
     evidence = read_evidence(paths)
     if evidence.files_read == 0:
         shown = ", ".join(str(p) for p in paths)
-        raise InputError(shown, "no Jetstress evidence found",
-                         expected="HTML reports, result/config XML, test logs or perfmon CSV/TSV files")
+        raise InputError(
+            shown,
+            "no Jetstress evidence found",
+            expected="HTML reports, result/config XML, test logs or perfmon CSV/TSV files",
+        )
     return assemble(evidence, name)

@@ -12,7 +12,7 @@ from typing import Any
 from esrp_report import __version__
 from esrp_report.aggregate import AggregateSummary, BackupFigures, IoFigures, RecoveryFigures, ServerSummary
 from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessment
-from esrp_report.metrics import Disagreement
+from esrp_report.compare import Disagreement
 from esrp_report.model import Problem, Run, TestLog
 from esrp_report.rules import RuleResult
 
@@ -20,8 +20,13 @@ SCHEMA = "esrp-report/check/1"
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
-    return {"source": p.source, "location": p.location, "severity": p.severity, "message": p.message,
-            "lost": p.lost}
+    return {
+        "source": p.source,
+        "location": p.location,
+        "severity": p.severity,
+        "message": p.message,
+        "lost": p.lost,
+    }
 
 
 def io_dict(f: IoFigures) -> dict[str, Any]:
@@ -38,8 +43,11 @@ def io_dict(f: IoFigures) -> dict[str, Any]:
 
 
 def summary_dict(s: ServerSummary | AggregateSummary) -> dict[str, Any]:
-    out: dict[str, Any] = {"target_iops": s.target_iops, "achieved_iops": s.achieved_iops,
-                           "conventions": {name: io_dict(f) for name, f in s.conventions.items()}}
+    out: dict[str, Any] = {
+        "target_iops": s.target_iops,
+        "achieved_iops": s.achieved_iops,
+        "conventions": {name: io_dict(f) for name, f in s.conventions.items()},
+    }
     if isinstance(s, ServerSummary):
         out["source"] = s.source
     else:
@@ -140,6 +148,7 @@ def check_payload(a: SolutionAssessment) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- inspect
 
+
 def describe_run(run: Run) -> dict[str, Any]:
     return {
         "kind": run.kind.value,
@@ -175,7 +184,8 @@ def describe_test_log(log: TestLog) -> dict[str, Any]:
         "operation_mix": log.operation_mix,
         "sample_counts": [{"file": f, "samples": n} for f, n in log.sample_counts],
         "prerequisites_attained_at": log.prerequisites_attained_at.isoformat()
-        if log.prerequisites_attained_at else None,
+        if log.prerequisites_attained_at
+        else None,
         "errors": [{"line": e.line, "message": e.message} for e in log.errors],
         "problems": [problem_dict(p) for p in log.problems],
     }

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report import model as m
+from esrp_report.compare import instance_key
 from esrp_report.errors import RulesError
-from esrp_report.metrics import instance_key
 from esrp_report.model import Generation, Run, TableKind, TestKind
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
@@ -88,9 +88,19 @@ class RuleResult:
 
 # ---------------------------------------------------------------- loading
 
+
 def _parse_rule(raw: dict[str, Any], source: str, base: Rule | None) -> Rule:
-    known = {"id", "description", "scope", "measure", "operator", "unit", "threshold", "generation",
-             "applies_only_with_evidence"}
+    known = {
+        "id",
+        "description",
+        "scope",
+        "measure",
+        "operator",
+        "unit",
+        "threshold",
+        "generation",
+        "applies_only_with_evidence",
+    }
     unknown = set(raw) - known
     if unknown:
         raise RulesError(f"{source}: rule {raw.get('id')!r}: unknown keys {sorted(unknown)}")
@@ -123,11 +133,15 @@ def _parse_rule(raw: dict[str, Any], source: str, base: Rule | None) -> Rule:
     if rule.scope not in ("instance", "run"):
         raise RulesError(f"{source}: rule {rule_id!r}: scope must be 'instance' or 'run'")
     if rule.measure not in MEASURES:
-        raise RulesError(f"{source}: rule {rule_id!r}: unknown measure {rule.measure!r}; "
-                         f"known: {', '.join(sorted(MEASURES))}")
+        raise RulesError(
+            f"{source}: rule {rule_id!r}: unknown measure {rule.measure!r}; "
+            f"known: {', '.join(sorted(MEASURES))}"
+        )
     if MEASURES[rule.measure].scope != rule.scope:
-        raise RulesError(f"{source}: rule {rule_id!r}: measure {rule.measure!r} is a {MEASURES[rule.measure].scope}"
-                         " measure")
+        raise RulesError(
+            f"{source}: rule {rule_id!r}: measure {rule.measure!r} is a {MEASURES[rule.measure].scope}"
+            " measure"
+        )
     return rule
 
 
@@ -138,7 +152,9 @@ def _thresholds(raw: Any, source: str, rule_id: str) -> dict[str, Threshold]:
     out: dict[str, Threshold] = {}
     for kind, value in raw.items():
         if kind not in kinds:
-            raise RulesError(f"{source}: rule {rule_id!r}: unknown test kind {kind!r}; known: {sorted(kinds)}")
+            raise RulesError(
+                f"{source}: rule {rule_id!r}: unknown test kind {kind!r}; known: {sorted(kinds)}"
+            )
         if value == "target" or (isinstance(value, int | float) and not isinstance(value, bool)):
             out[kind] = value if value == "target" else float(value)
         else:
@@ -175,6 +191,7 @@ def load_rules(override: str | Path | None = None) -> list[Rule]:
 
 
 # ---------------------------------------------------------------- measures
+
 
 @dataclass
 class RunEvidence:
@@ -234,10 +251,14 @@ def _instance_maximum(metric: str) -> Callable[[RunEvidence, str | None], Measur
 def _transactional_iops(ev: RunEvidence, _instance: str | None) -> Measured:
     if ev.run.sizing.achieved_iops is not None:
         return Measured(ev.run.sizing.achieved_iops, "report")
-    for table, origin in ((ev.run.tables.get(TableKind.TRANSACTIONAL), "report tables"),
-                          (ev.counter_tables.get(TableKind.TRANSACTIONAL), "counter log")):
+    for table, origin in (
+        (ev.run.tables.get(TableKind.TRANSACTIONAL), "report tables"),
+        (ev.counter_tables.get(TableKind.TRANSACTIONAL), "counter log"),
+    ):
         if table and table.rows:
-            values = [r.values.get(m.DB_READS) for r in table.rows] + [r.values.get(m.DB_WRITES) for r in table.rows]
+            values = [r.values.get(m.DB_READS) for r in table.rows] + [
+                r.values.get(m.DB_WRITES) for r in table.rows
+            ]
             if all(v is not None for v in values):
                 return Measured(sum(v for v in values if v is not None), origin)
     return Measured(None, "", "no achieved IOPS and no complete transactional table")
@@ -294,12 +315,14 @@ MEASURES: dict[str, Measure] = {
 
 # ---------------------------------------------------------------- evaluation
 
+
 def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
     run = ev.run
     results: list[RuleResult] = []
     source = run.sources[0] if run.sources else ""
     instances = run.instance_names() or [
-        row.instance for row in ev.counter_tables.get(TableKind.TRANSACTIONAL, m.InstanceTable(TableKind.TOTAL)).rows
+        row.instance
+        for row in ev.counter_tables.get(TableKind.TRANSACTIONAL, m.InstanceTable(TableKind.TOTAL)).rows
     ]
     for rule in rules:
         threshold = rule.threshold_for(run.kind, run.generation)
