@@ -1,0 +1,399 @@
+r"""Perfmon counter logs written by perfmon or relog as CSV/TSV ("PDH-CSV 4.0").
+
+Header: ``"(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\MACHINE\Object(Inst)\Counter",...``
+where 480 is the bias (UTC - local, minutes). Rows: ``"MM/DD/YYYY HH:MM:SS.fff","1.5"," ",...``;
+``" "`` is a missing sample. The parse is columnar (PyArrow CSV with an explicit schema); Python
+only touches the header and rows that are damaged.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from esrp_report.errors import CounterLogError, UnsupportedFormatError
+from esrp_report.ingest.counter_path import parse_counter_path
+from esrp_report.ingest.text import sniff_encoding
+from esrp_report.model import CounterLog, Problem
+
+_HEADER = re.compile(
+    r"^\(PDH-(?P<kind>CSV|TSV)\s*(?P<version>[\d.]*)\)\s*(?:\((?P<zone>[^)]*)\)?)?\s*(?:\((?P<bias>[-+]?\d+)\))?",
+    re.IGNORECASE,
+)
+_TIMESTAMP_FORMAT = "%m/%d/%Y %H:%M:%S%.f"
+_TRANSCODE_CHUNK = 8 << 20
+HEAD = 65536
+
+
+def sniff_counter_csv(head: bytes) -> bool:
+    """Is this the start of a PDH CSV/TSV file (in any supported encoding)?"""
+    encoding = sniff_encoding(head)
+    text = head.decode(encoding, errors="ignore").lstrip("\ufeff")
+    return bool(re.match(r'^"?\(PDH-(CSV|TSV)', text, re.IGNORECASE))
+
+
+@dataclass
+class _Header:
+    separator: str
+    paths: list[str]
+    zone: str | None
+    bias: int | None
+    problems: list[Problem] = field(default_factory=list)
+
+
+@contextmanager
+def _utf8_path(path: Path, encoding: str) -> Iterator[Path]:
+    """The file itself when it is UTF-8, else a UTF-8 copy made chunk by chunk."""
+    if encoding in ("utf-8", "utf-8-sig"):
+        yield path
+        return
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    with tempfile.TemporaryDirectory(prefix="esrp-csv-") as tmp:
+        target = Path(tmp) / "utf8.csv"
+        offset = 0
+        with path.open("rb") as src, target.open("wb") as dst:
+            while chunk := src.read(_TRANSCODE_CHUNK):
+                try:
+                    dst.write(decoder.decode(chunk).encode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    raise CounterLogError(
+                        path,
+                        f"cannot decode as {encoding}",
+                        location=f"byte {offset + exc.start}",
+                        expected=f"text in {encoding}",
+                    ) from exc
+                offset += len(chunk)
+            dst.write(decoder.decode(b"", final=True).encode("utf-8"))
+        yield target
+
+
+def _read_header(path: Path, source: Path) -> _Header:
+    with path.open("r", encoding="utf-8-sig", newline="") as handle:
+        first = handle.readline()
+    if not first.strip():
+        raise CounterLogError(
+            source,
+            "empty file",
+            location="line 1",
+            expected='a header "(PDH-CSV 4.0) (time zone)(bias)",counter paths...',
+        )
+    separator = "\t" if first.count("\t") > first.count(",") else ","
+    cells = next(csv.reader([first.rstrip("\r\n")], delimiter=separator, quotechar='"'))
+    match = _HEADER.match(cells[0].strip())
+    if not match:
+        raise UnsupportedFormatError(
+            source,
+            "not a perfmon counter log",
+            location="line 1, column 1",
+            expected='"(PDH-CSV 4.0) ..."',
+            found=cells[0],
+        )
+    header = _Header(separator, [c.strip() for c in cells[1:]], match.group("zone"), None)
+    if match.group("bias") is not None:
+        header.bias = int(match.group("bias"))
+    else:
+        header.problems.append(
+            Problem(
+                str(source),
+                "header has no time-zone bias; timestamps are taken as UTC",
+                location="line 1, column 1",
+                severity="warning",
+            )
+        )
+    if not header.paths:
+        raise CounterLogError(
+            source,
+            "header names no counters",
+            location="line 1",
+            expected="counter paths after the first column",
+        )
+    return header
+
+
+def _counters_frame(header: _Header, source: Path) -> tuple[pl.DataFrame, list[Problem]]:
+    problems: list[Problem] = []
+    columns, machines, objects, instances, counters, duplicate = [], [], [], [], [], []
+    seen: set[str] = set()
+    for index, text in enumerate(header.paths, start=1):
+        try:
+            parsed = parse_counter_path(text)
+        except ValueError as exc:
+            raise CounterLogError(source, str(exc), location=f"line 1, column {index + 1}") from None
+        columns.append(f"c{index:05d}")
+        machines.append(parsed.machine)
+        objects.append(parsed.object)
+        instances.append(parsed.instance)
+        counters.append(parsed.counter)
+        key = text.casefold()
+        duplicate.append(key in seen)
+        if key in seen:
+            problems.append(
+                Problem(
+                    str(source),
+                    f"counter '{text}' appears more than once; the first column is used",
+                    location=f"line 1, column {index + 1}",
+                    severity="warning",
+                )
+            )
+        seen.add(key)
+    frame = pl.DataFrame(
+        {
+            "column": columns,
+            "path": header.paths,
+            "machine": machines,
+            "object": objects,
+            "instance": instances,
+            "counter": counters,
+            "duplicate": duplicate,
+        },
+        schema={
+            "column": pl.String,
+            "path": pl.String,
+            "machine": pl.String,
+            "object": pl.String,
+            "instance": pl.String,
+            "counter": pl.String,
+            "duplicate": pl.Boolean,
+        },
+    )
+    return frame, problems
+
+
+class _LineIndex:
+    """Byte offsets of line starts, built only when a problem needs a line number."""
+
+    def __init__(self, path: Path) -> None:
+        self.data = np.fromfile(path, dtype=np.uint8)
+        self.starts = np.concatenate(([0], np.flatnonzero(self.data == 10) + 1))
+
+    def line_of_text(self, text: str, after: int = 0) -> tuple[int | None, int]:
+        position = self.data.tobytes().find(text.encode("utf-8"), after)
+        if position < 0:
+            return None, after
+        return int(np.searchsorted(self.starts, position, side="right")), position + 1
+
+
+def read_counter_csv(path: str | Path) -> CounterLog:
+    source = Path(path)
+    try:
+        with source.open("rb") as handle:
+            head = handle.read(HEAD)
+    except OSError as exc:
+        raise CounterLogError(source, f"cannot read file: {exc.strerror or exc}") from exc
+    encoding = sniff_encoding(head)
+    with _utf8_path(source, encoding) as utf8:
+        header = _read_header(utf8, source)
+        counters, problems = _counters_frame(header, source)
+        problems = header.problems + problems
+        table, _skipped = _parse_rows(utf8, source, header, counters["column"].to_list(), problems)
+        samples = _samples_frame(table, source, header, problems)
+    offset = -header.bias if header.bias is not None else None
+    return CounterLog(
+        source=str(source),
+        format="pdh-tsv" if header.separator == "\t" else "pdh-csv",
+        counters=counters,
+        samples=samples,
+        utc_offset_minutes=offset,
+        time_zone_name=header.zone,
+        problems=problems,
+    )
+
+
+def _parse_rows(
+    utf8: Path, source: Path, header: _Header, columns: list[str], problems: list[Problem]
+) -> tuple[pa.Table, list[str]]:
+    names = ["timestamp", *columns]
+    skipped: list[str] = []
+
+    def on_invalid(row: Any) -> str:
+        skipped.append(row.text)
+        return "skip"
+
+    read_options = pacsv.ReadOptions(skip_rows=1, column_names=names, block_size=16 << 20)
+    parse_options = pacsv.ParseOptions(
+        delimiter=header.separator, quote_char='"', invalid_row_handler=on_invalid
+    )
+    float_types = {name: pa.float64() for name in columns}
+    try:
+        table = pacsv.read_csv(
+            utf8,
+            read_options=read_options,
+            parse_options=parse_options,
+            convert_options=pacsv.ConvertOptions(
+                column_types={"timestamp": pa.string(), **float_types},
+                null_values=[" ", ""],
+                strings_can_be_null=True,
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        if "conversion error" not in str(exc):
+            raise CounterLogError(source, f"unreadable CSV: {exc}", expected="PDH-CSV rows") from None
+        skipped.clear()
+        table = _parse_rows_leniently(
+            utf8,
+            source,
+            read_options=read_options,
+            parse_options=parse_options,
+            names=names,
+            problems=problems,
+        )
+    if _last_line_truncated(utf8, len(names), header.separator, skipped):
+        table = table.slice(0, max(table.num_rows - 1, 0))
+        skipped.append("<truncated last line>")
+    if skipped:
+        index = _LineIndex(utf8)
+        after = 0
+        for text in skipped:
+            if text == "<truncated last line>":
+                line: int | None = len(index.starts) - (1 if index.data[-1:].tobytes() == b"\n" else 0)
+                message = "last line is cut short (file truncated?); row dropped"
+            else:
+                line, after = index.line_of_text(text, after)
+                fields = text.count(f'"{header.separator}"') + 1
+                message = f"row has {fields} fields, expected {len(names)}; row dropped"
+            problems.append(
+                Problem(
+                    str(source),
+                    message,
+                    location=f"line {line}" if line else None,
+                    severity="warning",
+                    lost=1,
+                )
+            )
+    return table, skipped
+
+
+def _parse_rows_leniently(
+    utf8: Path,
+    source: Path,
+    *,
+    read_options: pacsv.ReadOptions,
+    parse_options: pacsv.ParseOptions,
+    names: list[str],
+    problems: list[Problem],
+) -> pa.Table:
+    """Slow path for files with non-numeric cells: read text, cast, count what became null."""
+    text_table = pacsv.read_csv(
+        utf8,
+        read_options=read_options,
+        parse_options=parse_options,
+        convert_options=pacsv.ConvertOptions(
+            column_types=dict.fromkeys(names, pa.string()), null_values=[" ", ""], strings_can_be_null=True
+        ),
+    )
+    frame = pl.from_arrow(text_table)
+    assert isinstance(frame, pl.DataFrame)
+    values = names[1:]
+    cast = frame.select(
+        pl.col("timestamp"), *[pl.col(c).str.strip_chars().cast(pl.Float64, strict=False) for c in values]
+    )
+    bad = frame.select([(pl.col(c).is_not_null() & cast[c].is_null()).alias(c) for c in values])
+    bad_counts = bad.sum().row(0, named=True)
+    for column, count in bad_counts.items():
+        if count:
+            first_row = int(bad[column].arg_max() or 0)
+            problems.append(
+                Problem(
+                    str(source),
+                    f"{count} non-numeric cell(s) in column {names.index(column) + 1} "
+                    f"(first: {frame[column][first_row]!r} at data row {first_row + 1}); read as missing",
+                    location=f"column {names.index(column) + 1}",
+                    severity="warning",
+                    lost=int(count),
+                )
+            )
+    return cast.to_arrow()
+
+
+def _last_line_truncated(utf8: Path, fields: int, separator: str, skipped: list[str]) -> bool:
+    with utf8.open("rb") as handle:
+        handle.seek(0, 2)
+        size = handle.tell()
+        handle.seek(max(0, size - 65536))
+        tail = handle.read()
+    if tail.endswith(b"\n") or not tail:
+        return False
+    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace").rstrip("\r")
+    if last in skipped:
+        return False  # already dropped as a short row
+    complete = last.endswith('"') and last.count(f'"{separator}"') + 1 == fields
+    return not complete
+
+
+def _samples_frame(table: pa.Table, source: Path, header: _Header, problems: list[Problem]) -> pl.DataFrame:
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    stamp = (
+        pl.col("timestamp").str.strip_chars().str.strptime(pl.Datetime("us"), _TIMESTAMP_FORMAT, strict=False)
+    )
+    if header.bias is not None:
+        stamp = stamp + pl.duration(minutes=header.bias)
+    frame = frame.with_columns(stamp.dt.replace_time_zone("UTC").alias("__parsed"))
+    bad = frame.filter(pl.col("__parsed").is_null())
+    if bad.height:
+        first = bad["timestamp"][0]
+        problems.append(
+            Problem(
+                str(source),
+                f"{bad.height} row(s) with an unreadable timestamp (first: {first!r}); rows dropped",
+                severity="warning",
+                lost=bad.height,
+            )
+        )
+        frame = frame.filter(pl.col("__parsed").is_not_null())
+    frame = frame.with_columns(pl.col("__parsed").alias("timestamp")).drop("__parsed")
+    if frame.height == 0:
+        raise CounterLogError(
+            source,
+            "no readable samples",
+            location="line 2",
+            expected='rows "MM/DD/YYYY HH:MM:SS.fff","value",...',
+        )
+    return frame
+
+
+def describe_counter_log(log: CounterLog) -> dict[str, object]:
+    counters = log.counters
+    samples = log.samples
+    interval = None
+    if samples.height > 1:
+        diffs = samples["timestamp"].diff().dt.total_milliseconds().drop_nulls()
+        interval = float(diffs.median() or 0) / 1000.0  # type: ignore[arg-type]
+    per_object = (
+        counters.group_by("object")
+        .agg(
+            pl.col("counter").n_unique().alias("counters"),
+            pl.col("instance").drop_nulls().n_unique().alias("instances"),
+        )
+        .sort("object")
+    )
+    return {
+        "format": log.format,
+        "time_zone": log.time_zone_name,
+        "utc_offset_minutes": log.utc_offset_minutes,
+        "machines": sorted(m for m in counters["machine"].unique().to_list() if m is not None),
+        "objects": {
+            row["object"]: {"counters": row["counters"], "instances": row["instances"]}
+            for row in per_object.iter_rows(named=True)
+        },
+        "counter_columns": counters.height,
+        "duplicate_columns": int(counters["duplicate"].sum()),
+        "first_sample": samples["timestamp"].min().isoformat() if samples.height else None,  # type: ignore[union-attr]
+        "last_sample": samples["timestamp"].max().isoformat() if samples.height else None,  # type: ignore[union-attr]
+        "samples": samples.height,
+        "interval_seconds": interval,
+        "missing_cells": int(sum(samples.drop("timestamp").null_count().row(0))),
+        "problems": [p.describe() for p in log.problems],
+    }
