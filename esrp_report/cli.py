@@ -265,10 +265,12 @@ def _threshold(r: RuleResult) -> str:
 
 
 def _result_cells(r: RuleResult, subject: str, verdict: str) -> tuple[str, ...]:
+    # Unitless rules (Jetstress's own verdict) read better as the evidence's words than as 0/1.
+    value = r.reason if not r.unit and r.reason else fmt_number(r.value, 3)
     return (
         r.rule_id,
         subject,
-        fmt_number(r.value, 3),
+        value,
         _threshold(r),
         fmt_number(r.margin, 3) if r.margin is not None else "—",
         verdict,

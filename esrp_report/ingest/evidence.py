@@ -14,6 +14,7 @@ from pathlib import Path
 from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
+from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
 
@@ -27,9 +28,7 @@ COUNTER_CSV = "perfmon-csv"
 BLG = "perfmon-blg"
 EVENT_LOG = "windows-event-log"
 
-_STEM = re.compile(r"^(?P<kind>[A-Za-z]+)[ _](?P<stamp>\d{4}(?:[ _]\d{1,2}){5})$")
 _TIMESTAMP_LINE = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2}\s*[AP]M -- ", re.MULTILINE)
-_KIND_NAMES = {k.value.casefold(): k for k in TestKind}
 
 
 def _decoded_head(head: bytes) -> str:
@@ -66,19 +65,6 @@ def detect_format(path: Path) -> str:
         location="start of file",
         expected="a Jetstress HTML report, result or config XML, test log, or perfmon CSV/TSV",
     )
-
-
-def normalized_stem(name: str) -> str:
-    """'Performance 2011 3 11 13 27 46.blg' and 'Performance_2011_3_11_13_27_46.html' match."""
-    stem = Path(name.replace("\\", "/")).stem
-    return re.sub(r"[\s_]+", "_", stem).casefold()
-
-
-def kind_from_name(name: str) -> TestKind | None:
-    match = _STEM.match(Path(name.replace("\\", "/")).stem)
-    if match:
-        return _KIND_NAMES.get(match.group("kind").casefold())
-    return None
 
 
 @dataclass
@@ -287,7 +273,7 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
                 run.config = profile
 
     for run in runs:
-        machine = run.machine or "unknown"
+        machine = run.machine or (Path(run.sources[0]).parent.name if run.sources else "unknown")
         solution.server(machine).runs.append(run)
     return solution
 
