@@ -88,14 +88,14 @@ def read_result_xml(path: str | Path) -> Run:
         setattr(run, attr, _time(get(label)))
     run.issues = [str(e.get("value")) for e in root.findall("test-issues/element") if e.get("value")]
     for label, value in _elements(root, "database-sizing").items():
-        attr = L.SIZING_LABELS.get(L.normalize_label(label))
+        sizing_attr = L.SIZING_LABELS.get(L.normalize_label(label))
         number = _number(value)
-        if attr is None:
+        if sizing_attr is None:
             run.parameters[label] = value
         elif number is None:
             problems.append(Problem(source, f"{label}: not a number: {value!r}", location="database-sizing"))
         else:
-            setattr(run.sizing, attr, int(number) if attr == "database_files" else number)
+            setattr(run.sizing, sizing_attr, int(number) if sizing_attr == "database_files" else number)
     run.parameters.update(_elements(root, "jetstress-system"))
 
     for element, kind_of_table in TABLE_ELEMENTS.items():

@@ -104,10 +104,13 @@ def synthesize(
             if row is None or key not in row.values:
                 continue
             value = row.values[key]
+            if kind is TableKind.TOTAL and key in (m.DB_READS, m.DB_READ_BYTES):
+                value = _total_from_parts(run, instance, key, value)
             factor = plant.get((instance, counter), 1.0)
             series = np.full(count, value * 1.5 + 1.0)  # warm-up: visibly different
             series[window] = value * factor * (1.0 + noise * signs[window])
-            series[~window & (np.arange(count) >= warmup_samples)] = value * 0.5
+            # After the window: the figure itself, so a window that ends a sample later still agrees.
+            series[~window & (np.arange(count) >= warmup_samples)] = value * factor
             paths.append(f"\\\\{machine}\\{OBJECT}(JetstressWin/{instance})\\{counter}")
             columns.append(series)
     for host in run.host:
@@ -132,3 +135,22 @@ def synthesize(
         columns.append(series)
     values = np.column_stack(columns) if columns else np.zeros((count, 0))
     return SyntheticLog(paths, timestamps, values)
+
+
+def _total_from_parts(run: Run, instance: str, key: str, printed: float) -> float:
+    """Total reads (and their mean size) rebuilt from the transactional and maintenance rows, so
+    that transactional = total - maintenance holds exactly for the printed transactional row."""
+    trans_table = run.tables.get(TableKind.TRANSACTIONAL)
+    bdm_table = run.tables.get(TableKind.BACKGROUND_MAINTENANCE)
+    trans = trans_table.row(instance) if trans_table else None
+    bdm = bdm_table.row(instance) if bdm_table else None
+    if trans is None or bdm is None or m.DB_READS not in trans.values or m.BDM_READS not in bdm.values:
+        return printed
+    reads = trans.values[m.DB_READS] + bdm.values[m.BDM_READS]
+    if key == m.DB_READS:
+        return reads
+    if m.DB_READ_BYTES not in trans.values or m.BDM_READ_BYTES not in bdm.values or reads == 0:
+        return printed
+    return (
+        trans.values[m.DB_READS] * trans.values[m.DB_READ_BYTES] + bdm.values[m.BDM_READS] * bdm.values[m.BDM_READ_BYTES]
+    ) / reads
