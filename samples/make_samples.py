@@ -93,7 +93,9 @@ def file_stem(run: Run) -> str:
         if stem.casefold().startswith(run.kind.value.casefold()):
             return stem
     start = run.test_start or (run.test_log.entries[0].timestamp if run.test_log else datetime(2000, 1, 1))
-    return f"{run.kind.value}_{start.year}_{start.month}_{start.day}_{start.hour}_{start.minute}_{start.second}"
+    return (
+        f"{run.kind.value}_{start.year}_{start.month}_{start.day}_{start.hour}_{start.minute}_{start.second}"
+    )
 
 
 def main() -> None:
@@ -105,8 +107,14 @@ def main() -> None:
         (folder / f"{stem}.html").write_text(write_report_html(run), encoding="utf-8", newline="\n")
         if run.machine == "EMAIL5" and run.kind is TestKind.PERFORMANCE:
             log = synthesize(run, interval_s=15.0)
-            write_pdh_csv(folder / f"{stem}.csv", log.paths, log.timestamps, log.values,
-                          time_zone_name="Eastern Standard Time", bias_minutes=300)
+            write_pdh_csv(
+                folder / f"{stem}.csv",
+                log.paths,
+                log.timestamps,
+                log.values,
+                time_zone_name="Eastern Standard Time",
+                bias_minutes=300,
+            )
         print(f"wrote {folder.name}/{stem}")
 
 

@@ -84,7 +84,7 @@ def test_counter_log_alone_with_its_test_log_gives_the_same_figures_and_verdicts
     (tmp_path / f"{PERF}.txt").write_text("\n".join(lines), encoding="utf-8")
 
     from_log = api.check([tmp_path], target_iops=1400)
-    from_report = api.check([samples / "EMAIL5" / f"{PERF}.html"])
+    from_report = api.check([samples / "EMAIL5" / f"{PERF}.html", samples / "EMAIL5" / f"{PERF}.csv"])
     log_run = from_log.servers[0].runs[0]
     assert log_run.counter is not None and log_run.counter.window.origin == "test log"
     a = from_log.servers[0].summaries["Performance"].conventions["transactional"]

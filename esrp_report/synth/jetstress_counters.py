@@ -152,5 +152,6 @@ def _total_from_parts(run: Run, instance: str, key: str, printed: float) -> floa
     if m.DB_READ_BYTES not in trans.values or m.BDM_READ_BYTES not in bdm.values or reads == 0:
         return printed
     return (
-        trans.values[m.DB_READS] * trans.values[m.DB_READ_BYTES] + bdm.values[m.BDM_READS] * bdm.values[m.BDM_READ_BYTES]
+        trans.values[m.DB_READS] * trans.values[m.DB_READ_BYTES]
+        + bdm.values[m.BDM_READS] * bdm.values[m.BDM_READ_BYTES]
     ) / reads
