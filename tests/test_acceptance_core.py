@@ -54,8 +54,18 @@ def test_001_netapp_figures_at_printed_precision(samples: Path) -> None:
     assessment = api.check([samples / "3650-4"])
     (server,) = assessment.servers
     t = server.summaries["Performance"].conventions["transactional"]
-    printed = [fmt_number(v, 2) for v in (t.transfers, t.reads, t.writes, t.read_latency_ms, t.write_latency_ms,
-                                           t.log_writes, t.log_write_latency_ms)]
+    printed = [
+        fmt_number(v, 2)
+        for v in (
+            t.transfers,
+            t.reads,
+            t.writes,
+            t.read_latency_ms,
+            t.write_latency_ms,
+            t.log_writes,
+            t.log_write_latency_ms,
+        )
+    ]
     assert printed == ["185.74", "113.14", "72.60", "14.96", "1.02", "61.96", "0.99"]
     assert server.backup is not None and server.recovery is not None
     assert fmt_number(server.backup.mb_per_sec_per_database, 3) == "32.875"
@@ -76,7 +86,9 @@ def test_report_and_its_counter_log_agree_and_maxima_come_from_samples(samples: 
     assert len(maxima) == 20 and all(r.status is Status.PASS and r.evidence == "counter log" for r in maxima)
 
 
-def test_counter_log_alone_with_its_test_log_gives_the_same_figures_and_verdicts(samples: Path, tmp_path: Path) -> None:
+def test_counter_log_alone_with_its_test_log_gives_the_same_figures_and_verdicts(
+    samples: Path, tmp_path: Path
+) -> None:
     shutil.copy(samples / "EMAIL5" / f"{PERF}.csv", tmp_path)
     report = read_report(samples / "EMAIL5" / f"{PERF}.html")
     assert report.test_log is not None
@@ -89,7 +101,14 @@ def test_counter_log_alone_with_its_test_log_gives_the_same_figures_and_verdicts
     assert log_run.counter is not None and log_run.counter.window.origin == "test log"
     a = from_log.servers[0].summaries["Performance"].conventions["transactional"]
     b = from_report.servers[0].summaries["Performance"].conventions["transactional"]
-    for attr in ("reads", "writes", "read_latency_ms", "write_latency_ms", "log_writes", "log_write_latency_ms"):
+    for attr in (
+        "reads",
+        "writes",
+        "read_latency_ms",
+        "write_latency_ms",
+        "log_writes",
+        "log_write_latency_ms",
+    ):
         assert fmt_number(getattr(a, attr), 3) == fmt_number(getattr(b, attr), 3), attr
     verdicts = {(r.rule_id, r.instance): r.status for r in log_run.results}
     # Only Jetstress's own verdict needs the report; every other rule is judged from the log.
@@ -111,8 +130,14 @@ def test_counter_log_alone_without_a_window_says_so(samples: Path, tmp_path: Pat
 def test_a_planted_one_percent_difference_is_reported(email5_copy: Path) -> None:
     run = read_report(email5_copy / f"{PERF}.html")
     planted = synthesize(run, plant={("Instance2756.3", "I/O Database Reads Average Latency"): 1.01})
-    write_pdh_csv(email5_copy / f"{PERF}.csv", planted.paths, planted.timestamps, planted.values,
-                  time_zone_name="Eastern Standard Time", bias_minutes=300)
+    write_pdh_csv(
+        email5_copy / f"{PERF}.csv",
+        planted.paths,
+        planted.timestamps,
+        planted.values,
+        time_zone_name="Eastern Standard Time",
+        bias_minutes=300,
+    )
     assessment = api.check([email5_copy])
     perf = next(r for r in assessment.servers[0].runs if r.run.kind.value == "Performance")
     found = {(d.table, d.instance, d.metric): round(d.relative_difference, 4) for d in perf.disagreements}

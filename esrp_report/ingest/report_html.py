@@ -393,6 +393,10 @@ def _assign_instance_tables(found: list[tuple[_Table, TableKind | None]], run: R
         allowed = wide_order if len(table.rows[0]) > 3 else narrow_order
         kind = titled if titled in allowed and titled not in taken else None
         if kind is None:
+            # Reports order them Transactional, maintenance, replication, Total: an untitled wide
+            # table after any other per-instance table is the Total table.
+            if allowed is wide_order and taken:
+                allowed = [TableKind.TOTAL, TableKind.TRANSACTIONAL]
             candidates = [k for k in allowed if k not in taken]
             if not candidates:
                 reader.problems.append(
