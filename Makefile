@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/esrp-report check samples/EMAIL5 || test $$? -eq 1
 
 test: $(STAMP)
-	$(BIN)/ruff check esrp_report tests benchmarks
+	$(BIN)/ruff check esrp_report tests benchmarks samples
 	$(BIN)/mypy
 	$(BIN)/pytest
 

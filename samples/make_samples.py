@@ -19,6 +19,7 @@ from esrp_report.ingest.test_log import parse_test_log
 from esrp_report.model import (
     BackupRow,
     ChecksumRow,
+    ConfigProfile,
     DatabaseConfig,
     HostCounter,
     InstanceRow,
@@ -27,9 +28,11 @@ from esrp_report.model import (
     SoftRecoveryRow,
     TableKind,
     TestKind,
+    Thresholds,
 )
 from esrp_report.synth.jetstress_counters import synthesize
 from esrp_report.synth.jetstress_html import write_report_html
+from esrp_report.synth.jetstress_xml import write_config_xml, write_result_xml
 from esrp_report.synth.perfmon_csv import write_pdh_csv
 
 HERE = Path(__file__).parent
@@ -98,6 +101,27 @@ def file_stem(run: Run) -> str:
     )
 
 
+def email5_config(run: Run) -> ConfigProfile:
+    """The configuration behind the EMAIL5 runs: 10,000 mailboxes at 0.14 IOPS (target 1,400)."""
+    return ConfigProfile(
+        source="JetstressConfig.xml",
+        test_type="Performance",
+        duration="P0Y0M0DT2H0M0S",
+        mailbox_count=10000,
+        mailbox_iops=0.14,
+        mailbox_quota_mb=2048.0,
+        thread_count=5,
+        database_copy_count=2,
+        log_interval_ms=15000,
+        jetstress_version="14.01.0225.017",
+        threshold_sets={
+            "Strict": (Thresholds(20.0, 100.0, 10.0, 100.0), []),
+            "Lenient": (Thresholds(20.0, 200.0, 10.0, 200.0), ["Stress"]),
+        },
+        instances=run.databases,
+    )
+
+
 def main() -> None:
     for path in sorted(DATA.glob("*.json")):
         run = run_from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -115,6 +139,8 @@ def main() -> None:
                 time_zone_name="Eastern Standard Time",
                 bias_minutes=300,
             )
+            (folder / f"{stem}.xml").write_bytes(write_result_xml(run))
+            (folder / "JetstressConfig.xml").write_bytes(write_config_xml(email5_config(run)))
         print(f"wrote {folder.name}/{stem}")
 
 
