@@ -107,9 +107,9 @@ def write_config_xml(profile: ConfigProfile) -> bytes:
             ("AverageLogWriteLatency", "log_write_avg_ms"),
             ("MaximumLogWriteLatency", "log_write_max_ms"),
         ):
-            value = getattr(thresholds, attr)
-            if value is not None:
-                etree.SubElement(block, tag).text = number(value)
+            limit = getattr(thresholds, attr)
+            if limit is not None:
+                etree.SubElement(block, tag).text = number(limit)
     exchange = etree.SubElement(root, "ExchangeProfile")
     for tag, value in (
         ("ThreadCount", profile.thread_count),
