@@ -111,15 +111,18 @@ def write_config_xml(profile: ConfigProfile) -> bytes:
             if limit is not None:
                 etree.SubElement(block, tag).text = number(limit)
     exchange = etree.SubElement(root, "ExchangeProfile")
-    for tag, value in (
+    settings: tuple[tuple[str, float | int | None], ...] = (
         ("ThreadCount", profile.thread_count),
         ("MailboxCount", profile.mailbox_count),
         ("MailboxIops", profile.mailbox_iops),
         ("MailboxQuota", profile.mailbox_quota_mb),
         ("DatabaseCopyCount", profile.database_copy_count),
-    ):
-        if value is not None:
-            etree.SubElement(exchange, tag).text = number(value) if isinstance(value, float) else str(value)
+    )
+    for tag, setting in settings:
+        if setting is not None:
+            etree.SubElement(exchange, tag).text = (
+                number(setting) if isinstance(setting, float) else str(setting)
+            )
     instances = etree.SubElement(exchange, "EseInstances")
     for db in profile.instances:
         instance = etree.SubElement(instances, "EseInstance")
