@@ -114,9 +114,11 @@ def assess_run(
                 run.host, report_source, counter.host, run.counter_log.source
             )
     results = evaluate_run(evidence, rules)
-    return RunAssessment(
-        server, run, evidence, counter, disagreements, results, problems + list(run.problems)
-    )
+    carried = list(run.problems)
+    for part in (run.counter_log, run.test_log):
+        if part is not None:
+            carried.extend(part.problems)
+    return RunAssessment(server, run, evidence, counter, disagreements, results, problems + carried)
 
 
 def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:

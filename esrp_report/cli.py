@@ -50,7 +50,7 @@ def _console() -> Console:
 
 
 def _error(message: str) -> typer.Exit:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", markup=True)
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}", markup=True)
     return typer.Exit(EXIT_UNUSABLE)
 
 

@@ -380,7 +380,7 @@ def describe_counter_log(log: CounterLog) -> dict[str, object]:
         .sort("object")
     )
     return {
-        "format": log.format,
+        "dialect": log.format,
         "time_zone": log.time_zone_name,
         "utc_offset_minutes": log.utc_offset_minutes,
         "machines": sorted(m for m in counters["machine"].unique().to_list() if m is not None),
