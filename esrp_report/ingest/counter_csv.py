@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +222,7 @@ def _parse_rows(
         skipped.append(row.text)
         return "skip"
 
-    read_options = pacsv.ReadOptions(skip_rows=1, column_names=names, block_size=16 << 20)
+    read_options = pacsv.ReadOptions(skip_rows=1, column_names=names, block_size=4 << 20)
     parse_options = pacsv.ParseOptions(
         delimiter=header.separator, quote_char='"', invalid_row_handler=on_invalid
     )
@@ -333,27 +334,27 @@ def _last_line_truncated(utf8: Path, fields: int, separator: str, skipped: list[
 
 
 def _samples_frame(table: pa.Table, source: Path, header: _Header, problems: list[Problem]) -> pl.DataFrame:
-    frame = pl.from_arrow(table)
+    # No rechunk: the frame keeps PyArrow's blocks instead of copying every column once more.
+    frame = pl.from_arrow(table, rechunk=False)
     assert isinstance(frame, pl.DataFrame)
-    stamp = (
-        pl.col("timestamp").str.strip_chars().str.strptime(pl.Datetime("us"), _TIMESTAMP_FORMAT, strict=False)
-    )
+    raw = frame.get_column("timestamp")
+    stamp = raw.str.strip_chars().str.strptime(pl.Datetime("us"), _TIMESTAMP_FORMAT, strict=False)
     if header.bias is not None:
-        stamp = stamp + pl.duration(minutes=header.bias)
-    frame = frame.with_columns(stamp.dt.replace_time_zone("UTC").alias("__parsed"))
-    bad = frame.filter(pl.col("__parsed").is_null())
-    if bad.height:
-        first = bad["timestamp"][0]
+        stamp = stamp + timedelta(minutes=header.bias)
+    stamp = stamp.dt.replace_time_zone("UTC")
+    unreadable = stamp.null_count()
+    frame = frame.replace_column(0, stamp)
+    if unreadable:
+        first = raw.filter(stamp.is_null())[0]
         problems.append(
             Problem(
                 str(source),
-                f"{bad.height} row(s) with an unreadable timestamp (first: {first!r}); rows dropped",
+                f"{unreadable} row(s) with an unreadable timestamp (first: {first!r}); rows dropped",
                 severity="warning",
-                lost=bad.height,
+                lost=unreadable,
             )
         )
-        frame = frame.filter(pl.col("__parsed").is_not_null())
-    frame = frame.with_columns(pl.col("__parsed").alias("timestamp")).drop("__parsed")
+        frame = frame.filter(pl.col("timestamp").is_not_null())
     if frame.height == 0:
         raise CounterLogError(
             source,
