@@ -67,7 +67,10 @@ def main() -> dict[str, object]:
         "ratio_vs_polars": round(ours / medians["polars read_csv (Float64 schema)"], 3),
         "ratio_vs_pandas": round(ours / medians["pandas read_csv"], 3),
     }
-    print(f"file: {size_mb:.1f} MB, {log.sample_count} samples x {log.counters.height} counters, {RUNS} runs each")
+    print(
+        f"file: {size_mb:.1f} MB, {log.sample_count} samples x {log.counters.height} counters, "
+        f"{RUNS} runs each"
+    )
     for name, value in medians.items():
         print(f"  {name:36s} median {value:.3f} s")
     print(f"  ratio vs polars: {result['ratio_vs_polars']:.2f} (target <= 1.30)")

@@ -10,20 +10,42 @@ import numpy as np
 from esrp_report.synth.perfmon_csv import write_pdh_csv
 
 INSTANCE_COUNTERS = (
-    "I/O Database Reads Average Latency", "I/O Database Writes Average Latency", "I/O Database Reads/sec",
-    "I/O Database Writes/sec", "I/O Database Reads Average Bytes", "I/O Database Writes Average Bytes",
-    "I/O Log Reads Average Latency", "I/O Log Writes Average Latency", "I/O Log Reads/sec", "I/O Log Writes/sec",
-    "I/O Log Reads Average Bytes", "I/O Log Writes Average Bytes", "Database Maintenance IO Reads/sec",
-    "Database Maintenance IO Reads Average Bytes", "Database Page Faults/sec", "Log Bytes Write/sec",
+    "I/O Database Reads Average Latency",
+    "I/O Database Writes Average Latency",
+    "I/O Database Reads/sec",
+    "I/O Database Writes/sec",
+    "I/O Database Reads Average Bytes",
+    "I/O Database Writes Average Bytes",
+    "I/O Log Reads Average Latency",
+    "I/O Log Writes Average Latency",
+    "I/O Log Reads/sec",
+    "I/O Log Writes/sec",
+    "I/O Log Reads Average Bytes",
+    "I/O Log Writes Average Bytes",
+    "Database Maintenance IO Reads/sec",
+    "Database Maintenance IO Reads Average Bytes",
+    "Database Page Faults/sec",
+    "Log Bytes Write/sec",
 )
-DISK_COUNTERS = ("Avg. Disk sec/Read", "Avg. Disk sec/Write", "Disk Reads/sec", "Disk Writes/sec",
-                 "Avg. Disk Bytes/Read", "Avg. Disk Bytes/Write", "Avg. Disk Queue Length", "% Idle Time")
+DISK_COUNTERS = (
+    "Avg. Disk sec/Read",
+    "Avg. Disk sec/Write",
+    "Disk Reads/sec",
+    "Disk Writes/sec",
+    "Avg. Disk Bytes/Read",
+    "Avg. Disk Bytes/Write",
+    "Avg. Disk Queue Length",
+    "% Idle Time",
+)
 
 
 def jetstress_counter_paths(machine: str, counters: int) -> list[str]:
     """A Jetstress-like counter set: database instances, their volumes, processor and memory."""
-    paths = [f"\\\\{machine}\\Processor(_Total)\\% Processor Time", f"\\\\{machine}\\Memory\\Available MBytes",
-             f"\\\\{machine}\\MSExchange Database(JetstressWin)\\Database Page Fault Stalls/sec"]
+    paths = [
+        f"\\\\{machine}\\Processor(_Total)\\% Processor Time",
+        f"\\\\{machine}\\Memory\\Available MBytes",
+        f"\\\\{machine}\\MSExchange Database(JetstressWin)\\Database Page Fault Stalls/sec",
+    ]
     instance = 1
     while len(paths) < counters:
         name = f"JetstressWin/Instance2756.{instance}"
@@ -33,8 +55,9 @@ def jetstress_counter_paths(machine: str, counters: int) -> list[str]:
     return paths[:counters]
 
 
-def generate_perfmon_csv(path: Path, *, hours: float = 24, counters: int = 450, interval_s: int = 15,
-                         seed: int = 0) -> Path:
+def generate_perfmon_csv(
+    path: Path, *, hours: float = 24, counters: int = 450, interval_s: int = 15, seed: int = 0
+) -> Path:
     """A perfmon CSV of ``hours`` at ``interval_s`` with ``counters`` columns; values with the 6-10
     significant digits perfmon writes, and a few missing cells."""
     if path.exists():

@@ -17,8 +17,11 @@ BENCHMARKS = ["benchmarks.csv_ingest"]
 
 def main() -> None:
     results: dict[str, object] = {
-        "machine": {"python": sys.version.split()[0], "platform": platform.platform(),
-                    "processor": platform.processor() or platform.machine()},
+        "machine": {
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+        },
     }
     for name in BENCHMARKS:
         module = importlib.import_module(name)
