@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import os
 import re
 import tempfile
 from collections.abc import Iterator
@@ -28,6 +29,11 @@ from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import CounterLog, Problem
+
+try:
+    from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]
+except ImportError:  # no C compiler when installed: the PyArrow path serves
+    _pdhcsv = None
 
 _HEADER = re.compile(
     r"^\(PDH-(?P<kind>CSV|TSV)\s*(?P<version>[\d.]*)\)\s*(?:\((?P<zone>[^)]*)\)?)?\s*(?:\((?P<bias>[-+]?\d+)\))?",
@@ -186,7 +192,13 @@ class _LineIndex:
         return int(np.searchsorted(self.starts, position, side="right")), position + 1
 
 
-def read_counter_csv(path: str | Path) -> CounterLog:
+def read_counter_csv(path: str | Path, *, engine: str = "auto") -> CounterLog:
+    """Read a PDH-CSV/TSV file. ``engine``: "native" (the compiled parser), "pyarrow", or "auto"
+    (native when it was compiled, else PyArrow). Both give the same result and the same problems."""
+    if engine not in ("auto", "native", "pyarrow"):
+        raise ValueError("engine must be 'auto', 'native' or 'pyarrow'")
+    if engine == "native" and _pdhcsv is None:
+        raise RuntimeError("the compiled PDH-CSV parser is not built here")
     source = Path(path)
     try:
         with source.open("rb") as handle:
@@ -198,8 +210,12 @@ def read_counter_csv(path: str | Path) -> CounterLog:
         header = _read_header(utf8, source)
         counters, problems = _counters_frame(header, source)
         problems = header.problems + problems
-        table, _skipped = _parse_rows(utf8, source, header, counters["column"].to_list(), problems)
-        samples = _samples_frame(table, source, header, problems)
+        columns = counters["column"].to_list()
+        if engine != "pyarrow" and _pdhcsv is not None:
+            samples = _native_samples(utf8, source, header, columns, problems)
+        else:
+            table, _skipped = _parse_rows(utf8, source, header, columns, problems)
+            samples = _samples_frame(table, source, header, problems)
     offset = -header.bias if header.bias is not None else None
     return CounterLog(
         source=str(source),
@@ -363,6 +379,118 @@ def _samples_frame(table: pa.Table, source: Path, header: _Header, problems: lis
             expected='rows "MM/DD/YYYY HH:MM:SS.fff","value",...',
         )
     return frame
+
+
+_NO_STAMP = np.iinfo(np.int64).min
+_NO_ROWS = 'rows "MM/DD/YYYY HH:MM:SS.fff","value",...'
+
+
+@dataclass(frozen=True)
+class _NativeRows:
+    """The compiled parser's per-row results (see _pdhcsv.c)."""
+
+    status: np.ndarray  # 0 ok, 1 too few fields, 2 too many, 3 unterminated quote
+    stamps: np.ndarray  # local microseconds since 1970, or _NO_STAMP
+    bad: np.ndarray  # non-numeric cells per row
+    lines: np.ndarray  # 1-based line of each row
+
+
+def _native_samples(
+    utf8: Path, source: Path, header: _Header, columns: list[str], problems: list[Problem]
+) -> pl.DataFrame:
+    """The compiled parser's result as a samples frame; damaged rows are re-read here to say why."""
+    data = utf8.read_bytes()
+    newline = data.find(b"\n")
+    start = len(data) if newline < 0 else newline + 1
+    threads = min(os.cpu_count() or 1, 4)
+    values_b, stamps_b, status_b, bad_b, _first_b, lines_b = _pdhcsv.parse(
+        data, start, len(columns), header.separator, threads, 2
+    )
+    parsed = _NativeRows(
+        status=np.frombuffer(status_b, dtype=np.uint8),
+        stamps=np.frombuffer(stamps_b, dtype=np.int64),
+        bad=np.frombuffer(bad_b, dtype=np.int32),
+        lines=np.frombuffer(lines_b, dtype=np.int64),
+    )
+    values = np.frombuffer(values_b, dtype=np.float64).reshape(len(columns), len(parsed.status))
+    stamps = parsed.stamps
+    keep = parsed.status == 0
+    if not keep.all() or parsed.bad.any() or (stamps[keep] == _NO_STAMP).any():
+        keep = _account_for_damage(data, source, header, parsed, problems=problems)
+    if not keep.any():
+        raise CounterLogError(source, "no readable samples", location="line 2", expected=_NO_ROWS)
+    everything = bool(keep.all())
+    micros = stamps if everything else stamps[keep]
+    if header.bias is not None:
+        micros = micros + header.bias * 60_000_000
+    series = [
+        pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
+    ]
+    for index, name in enumerate(columns):
+        column = values[index] if everything else values[index][keep]
+        series.append(pl.Series(name, column, dtype=pl.Float64, nan_to_null=True))
+    return pl.DataFrame(series)
+
+
+def _account_for_damage(
+    data: bytes, source: Path, header: _Header, parsed: _NativeRows, *, problems: list[Problem]
+) -> np.ndarray:
+    """Problems for damaged rows, worded as the PyArrow path words them. Runs only when damage exists."""
+    text_lines = data.decode("utf-8", errors="replace").split("\n")
+    status, stamps, bad, lines = parsed.status, parsed.stamps, parsed.bad, parsed.lines
+    expected = len(header.paths) + 1
+    truncated_tail = not data.endswith(b"\n")
+    last_row = len(status) - 1
+    for row in np.flatnonzero(status != 0):
+        line = int(lines[row])
+        if row == last_row and truncated_tail and status[row] in (1, 3):
+            message = "last line is cut short (file truncated?); row dropped"
+        else:
+            raw = text_lines[line - 1].rstrip("\r")
+            fields = len(next(csv.reader([raw], delimiter=header.separator, quotechar='"')))
+            message = f"row has {fields} fields, expected {expected}; row dropped"
+        problems.append(Problem(str(source), message, location=f"line {line}", severity="warning", lost=1))
+    keep = status == 0
+    per_column: dict[int, tuple[int, str, int]] = {}
+    for row in np.flatnonzero(keep & (bad > 0)):
+        raw = text_lines[int(lines[row]) - 1].rstrip("\r")
+        cells = next(csv.reader([raw], delimiter=header.separator, quotechar='"'))
+        for column, cell in enumerate(cells[1:], start=2):
+            if cell.strip() and _as_float(cell) is None:
+                count, first, first_row = per_column.get(column, (0, cell, int(row) + 1))
+                per_column[column] = (count + 1, first, first_row)
+    for column, (count, first, first_row) in sorted(per_column.items()):
+        problems.append(
+            Problem(
+                str(source),
+                f"{count} non-numeric cell(s) in column {column} (first: {first!r} at data row {first_row}); "
+                "read as missing",
+                location=f"column {column}",
+                severity="warning",
+                lost=count,
+            )
+        )
+    unreadable = np.flatnonzero(keep & (stamps == _NO_STAMP))
+    if len(unreadable):
+        raw = text_lines[int(lines[unreadable[0]]) - 1].rstrip("\r")
+        first = next(csv.reader([raw], delimiter=header.separator, quotechar='"'))[0]
+        problems.append(
+            Problem(
+                str(source),
+                f"{len(unreadable)} row(s) with an unreadable timestamp (first: {first!r}); rows dropped",
+                severity="warning",
+                lost=len(unreadable),
+            )
+        )
+    readable: np.ndarray = keep & (stamps != _NO_STAMP)
+    return readable
+
+
+def _as_float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def describe_counter_log(log: CounterLog) -> dict[str, object]:

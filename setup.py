@@ -1,0 +1,14 @@
+"""Only the compiled PDH-CSV parser needs setup.py; everything else is in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "esrp_report.ingest._pdhcsv",
+            sources=["esrp_report/ingest/_pdhcsv.c"],
+            extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+            optional=True,  # without a C compiler the PyArrow path is used
+        )
+    ]
+)
