@@ -10,11 +10,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
+from esrp_report.ingest import counter_csv
 from esrp_report.ingest.counter_csv import describe_counter_log, read_counter_csv, sniff_counter_csv
 from esrp_report.ingest.counter_path import CounterPath, format_counter_path
 from esrp_report.synth.perfmon_csv import write_pdh_csv
 
 START = datetime(2011, 3, 11, 13, 28, 5, 123000)
+ENGINES = ["pyarrow", "native"] if counter_csv._pdhcsv is not None else ["pyarrow"]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 PATHS = [r"\\EMAIL5\LogicalDisk(C:\MP\DB\DB1)\Avg. Disk sec/Read", r"\\EMAIL5\Memory\Available MBytes"]
 
 
@@ -52,7 +61,13 @@ _values = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, 
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_generated_logs_parse_back_exactly(
-    tmp_path: Path, paths: list[CounterPath], data: st.DataObject, encoding: str, separator: str, bias: int
+    engine: str,
+    tmp_path: Path,
+    paths: list[CounterPath],
+    data: st.DataObject,
+    encoding: str,
+    separator: str,
+    bias: int,
 ) -> None:
     rows = data.draw(st.integers(1, 5))
     matrix = [[data.draw(_values) for _ in paths] for _ in range(rows)]
@@ -62,7 +77,7 @@ def test_generated_logs_parse_back_exactly(
     array = np.array([[math.nan if v is None else v for v in row] for row in matrix], dtype=float)
     write_pdh_csv(file, text_paths, stamps, array, separator=separator, encoding=encoding, bias_minutes=bias)
 
-    log = read_counter_csv(file)
+    log = read_counter_csv(file, engine=engine)
     assert log.format == ("pdh-tsv" if separator == "\t" else "pdh-csv")
     assert log.utc_offset_minutes == -bias
     assert log.counters["path"].to_list() == text_paths
@@ -79,51 +94,51 @@ def test_generated_logs_parse_back_exactly(
     assert not log.problems
 
 
-def test_truncated_file_keeps_every_whole_row_and_counts_the_cut_one(tmp_path: Path) -> None:
+def test_truncated_file_keeps_every_whole_row_and_counts_the_cut_one(engine: str, tmp_path: Path) -> None:
     path = _write(tmp_path, rows=4)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 5])  # cuts into the last value: '"6.25","7.' would read as 7.0
-    log = read_counter_csv(path)
+    log = read_counter_csv(path, engine=engine)
     assert log.samples.height == 3
     assert [p.lost for p in log.problems] == [1]
     assert log.problems[0].location == "line 5"
     assert "cut short" in log.problems[0].message or "fields" in log.problems[0].message
 
 
-def test_ragged_rows_are_dropped_with_their_line_numbers(tmp_path: Path) -> None:
+def test_ragged_rows_are_dropped_with_their_line_numbers(engine: str, tmp_path: Path) -> None:
     path = _write(tmp_path, rows=4)
     lines = path.read_bytes().decode().split("\r\n")
     lines[2] = '"03/11/2011 13:28:20.123","1.0"'
     lines[3] = lines[3] + ',"9.0"'
     path.write_bytes("\r\n".join(lines).encode())
-    log = read_counter_csv(path)
+    log = read_counter_csv(path, engine=engine)
     assert log.samples.height == 2
     assert sorted((p.location, p.lost) for p in log.problems) == [("line 3", 1), ("line 4", 1)]
     assert any("row has 2 fields, expected 3" in p.message for p in log.problems)
 
 
-def test_a_non_numeric_cell_becomes_missing_and_is_counted(tmp_path: Path) -> None:
+def test_a_non_numeric_cell_becomes_missing_and_is_counted(engine: str, tmp_path: Path) -> None:
     path = _write(tmp_path, rows=3)
     path.write_text(path.read_text().replace('"2.25"', '"abc"'))
-    log = read_counter_csv(path)
+    log = read_counter_csv(path, engine=engine)
     assert log.samples.height == 3
     assert log.samples["c00001"].to_list() == [0.25, None, 4.25]
     assert [(p.lost, p.location) for p in log.problems] == [(1, "column 2")]
     assert "'abc'" in log.problems[0].message
 
 
-def test_unreadable_timestamp_rows_are_dropped_and_counted(tmp_path: Path) -> None:
+def test_unreadable_timestamp_rows_are_dropped_and_counted(engine: str, tmp_path: Path) -> None:
     path = _write(tmp_path, rows=3)
     path.write_text(path.read_text().replace("03/11/2011 13:28:20.123", "yesterday"))
-    log = read_counter_csv(path)
+    log = read_counter_csv(path, engine=engine)
     assert log.samples.height == 2
     assert log.problems[0].lost == 1 and "'yesterday'" in log.problems[0].message
 
 
-def test_duplicate_columns_are_kept_and_flagged(tmp_path: Path) -> None:
+def test_duplicate_columns_are_kept_and_flagged(engine: str, tmp_path: Path) -> None:
     path = tmp_path / "dup.csv"
     write_pdh_csv(path, [PATHS[0], PATHS[0]], [START], np.array([[1.0, 2.0]]))
-    log = read_counter_csv(path)
+    log = read_counter_csv(path, engine=engine)
     assert log.counters["duplicate"].to_list() == [False, True]
     assert log.samples.select("c00001", "c00002").row(0) == (1.0, 2.0)
     assert "appears more than once" in log.problems[0].message
@@ -144,29 +159,29 @@ def test_duplicate_columns_are_kept_and_flagged(tmp_path: Path) -> None:
     ],
 )
 def test_unusable_files_raise_typed_errors_naming_the_file(
-    tmp_path: Path, content: bytes, error: type, message: str
+    engine: str, tmp_path: Path, content: bytes, error: type, message: str
 ) -> None:
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
     with pytest.raises(error) as info:
-        read_counter_csv(path)
+        read_counter_csv(path, engine=engine)
     assert str(path) in str(info.value)
     assert message in str(info.value)
 
 
-def test_missing_bias_is_said_and_utf16_without_bom_is_read(tmp_path: Path) -> None:
+def test_missing_bias_is_said_and_utf16_without_bom_is_read(engine: str, tmp_path: Path) -> None:
     path = _write(tmp_path, rows=2, encoding="utf-16-le")
     assert sniff_counter_csv(path.read_bytes()[:200])
     text = path.read_bytes().decode("utf-16-le").replace("(480)", "")
     path.write_bytes(text.encode("utf-16-le"))
-    log = read_counter_csv(path)
+    log = read_counter_csv(path, engine=engine)
     assert log.utc_offset_minutes is None
     assert "no time-zone bias" in log.problems[0].message
     assert log.samples["timestamp"][0] == START.replace(tzinfo=UTC)
 
 
-def test_describe(tmp_path: Path) -> None:
-    info = describe_counter_log(read_counter_csv(_write(tmp_path, rows=3)))
+def test_describe(engine: str, tmp_path: Path) -> None:
+    info = describe_counter_log(read_counter_csv(_write(tmp_path, rows=3), engine=engine))
     assert info["machines"] == ["EMAIL5"]
     assert info["samples"] == 3
     assert info["interval_seconds"] == 15.0
