@@ -189,3 +189,16 @@ def test_describe(engine: str, tmp_path: Path) -> None:
         "LogicalDisk": {"counters": 1, "instances": 1},
         "Memory": {"counters": 1, "instances": 0},
     }
+
+
+def test_many_damaged_rows_each_get_their_own_line_number(engine: str, tmp_path: Path) -> None:
+    path = _write(tmp_path, rows=600)
+    lines = path.read_bytes().decode().split("\r\n")
+    damaged = list(range(3, 601, 3))  # every third data line (file lines 3, 6, ...) loses a field
+    for line in damaged:
+        lines[line - 1] = lines[line - 1].rsplit(",", 1)[0]
+    path.write_bytes("\r\n".join(lines).encode())
+    log = read_counter_csv(path, engine=engine)
+    assert log.samples.height == 600 - len(damaged)
+    assert [p.location for p in log.problems] == [f"line {n}" for n in damaged]
+    assert all(p.lost == 1 and "row has 2 fields, expected 3" in p.message for p in log.problems)

@@ -183,11 +183,14 @@ class _LineIndex:
     """Byte offsets of line starts, built only when a problem needs a line number."""
 
     def __init__(self, path: Path) -> None:
-        self.data = np.fromfile(path, dtype=np.uint8)
-        self.starts = np.concatenate(([0], np.flatnonzero(self.data == 10) + 1))
+        self.raw = path.read_bytes()  # one copy, searched for every damaged row
+        self.starts = np.concatenate(([0], np.flatnonzero(np.frombuffer(self.raw, dtype=np.uint8) == 10) + 1))
+
+    def ends_with_newline(self) -> bool:
+        return self.raw.endswith(b"\n")
 
     def line_of_text(self, text: str, after: int = 0) -> tuple[int | None, int]:
-        position = self.data.tobytes().find(text.encode("utf-8"), after)
+        position = self.raw.find(text.encode("utf-8"), after)
         if position < 0:
             return None, after
         return int(np.searchsorted(self.starts, position, side="right")), position + 1
@@ -275,7 +278,7 @@ def _parse_rows(
         after = 0
         for text in skipped:
             if text == "<truncated last line>":
-                line: int | None = len(index.starts) - (1 if index.data[-1:].tobytes() == b"\n" else 0)
+                line: int | None = len(index.starts) - (1 if index.ends_with_newline() else 0)
                 message = "last line is cut short (file truncated?); row dropped"
             else:
                 line, after = index.line_of_text(text, after)
