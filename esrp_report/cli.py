@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from esrp_report import __version__, api
+from esrp_report import doctor as doctor_checks
 from esrp_report.assess import SolutionAssessment
 from esrp_report.errors import EsrpError
 from esrp_report.render import payload
@@ -110,6 +111,24 @@ def inspect(
     table.add_column("value")
     for key, value in description.items():
         table.add_row(key, _plain(value))
+    _console().print(table)
+
+
+@app.command()
+def doctor(as_json: JsonOption = False) -> None:
+    """Print the versions of Python, Polars, PyArrow, WeasyPrint and Pango, and whether PDF works here."""
+    parts = doctor_checks.components()
+    works, detail = doctor_checks.pdf_works()
+    if as_json:
+        payload = {"components": [vars(c) for c in parts], "pdf": {"works": works, "detail": detail}}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    table = Table(title="esrp-report doctor", title_justify="left")
+    for column in ("Component", "Version", "Note"):
+        table.add_column(column)
+    for part in parts:
+        table.add_row(part.name, part.version or "[red]missing[/]", part.note)
+    table.add_row("PDF output", "[green]works[/]" if works else "[red]does not work[/]", detail)
     _console().print(table)
 
 

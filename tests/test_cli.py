@@ -145,7 +145,7 @@ def test_target_iops_option_overrides(samples: Path) -> None:
 
 def test_every_command_has_help_and_is_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    for command in ("check", "inspect"):
+    for command in ("check", "inspect", "doctor"):
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0 and len(result.output) > 100
         assert f"esrp-report {command}" in readme

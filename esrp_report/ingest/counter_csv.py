@@ -36,6 +36,12 @@ try:
 except ImportError:  # no C compiler when installed: the PyArrow path serves
     _pdhcsv = None
 
+
+def native_parser_available() -> bool:
+    """Was the compiled PDH-CSV parser built with this installation?"""
+    return _pdhcsv is not None
+
+
 _HEADER = re.compile(
     r"^\(PDH-(?P<kind>CSV|TSV)\s*(?P<version>[\d.]*)\)\s*(?:\((?P<zone>[^)]*)\)?)?\s*(?:\((?P<bias>[-+]?\d+)\))?",
     re.IGNORECASE,
