@@ -33,43 +33,64 @@ from esrp_report.ingest.counter_path import CounterPath, format_counter_path, pa
             CounterPath(None, "Processor", "_Total", "% Processor Time"),
         ),
         (r"\\H\LogicalDisk(C:\)\Free Megabytes", CounterPath("H", "LogicalDisk", "C:\\", "Free Megabytes")),
+        (
+            r"\\10.0.0.5\Process(svchost#1)\ID Process",
+            CounterPath("10.0.0.5", "Process", "svchost#1", "ID Process"),
+        ),
+        (r"\\H\Obj((a)b(c(d)))\C", CounterPath("H", "Obj", "(a)b(c(d))", "C")),
     ],
 )
-def test_known_paths(text: str, expected: CounterPath) -> None:
+def test_known_paths_parse_and_format_back(text: str, expected: CounterPath) -> None:
     assert parse_counter_path(text) == expected
     assert format_counter_path(expected) == text
 
 
-@pytest.mark.parametrize("text", ["", "Memory", r"\\HOST", r"\\HOST\Memory\ "[:-1], "\\"])
-def test_unusable_paths_say_what_was_expected(text: str) -> None:
-    with pytest.raises(ValueError, match="expected"):
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("", "does not start with a backslash"),
+        ("Memory", "does not start with a backslash"),
+        ("\\\\HOST", "names a machine but no object"),
+        ("\\\\HOST\\Memory\\", "lacks an object or a counter"),
+        ("\\", "lacks an object or a counter"),
+    ],
+)
+def test_unusable_paths_say_what_was_expected(text: str, piece: str) -> None:
+    with pytest.raises(ValueError, match="expected") as info:
         parse_counter_path(text)
+    assert piece in str(info.value)
 
 
-_name = st.text(
-    st.characters(codec="cp1252", exclude_characters='\\()"\r\n\t,'), min_size=1, max_size=12
-).filter(lambda s: s.strip() == s and s)
+_text = st.text(
+    st.characters(codec="cp1252", exclude_characters='\\()"\r\n\t', exclude_categories=("Cc",)),
+    min_size=1,
+    max_size=10,
+).filter(lambda s: s.strip() == s)
 
 
 @st.composite
 def _instances(draw: st.DrawFn) -> str:
-    """Instances with backslashes and balanced (possibly nested) parentheses."""
-    parts = draw(st.lists(_name, min_size=1, max_size=3))
-    text = "\\".join(parts)
-    if draw(st.booleans()):
-        text = f"{text}({draw(_name)})"
-    if draw(st.booleans()):
-        text = f"({text})x"
-    return text
+    """Instances with backslashes and balanced, possibly nested, parentheses."""
+    balanced = st.recursive(
+        _text | st.just(""),
+        lambda inner: st.builds(
+            lambda a, b, c: f"{a}({b}){c}", _text | st.just(""), inner, _text | st.just("")
+        ),
+        max_leaves=4,
+    )
+    parts = draw(st.lists(balanced, min_size=1, max_size=3))
+    return "\\".join(parts)
 
 
 @given(
-    machine=st.one_of(st.none(), _name),
-    obj=_name,
+    machine=st.one_of(st.none(), _text),
+    obj=_text,
     instance=st.one_of(st.none(), _instances()),
     counter=st.text(
-        st.characters(codec="cp1252", exclude_characters='\\"\r\n\t,'), min_size=1, max_size=20
-    ).filter(lambda s: s.strip() == s and s),
+        st.characters(codec="cp1252", exclude_characters='\\"\r\n\t', exclude_categories=("Cc",)),
+        min_size=1,
+        max_size=20,
+    ).filter(lambda s: s.strip() == s),
 )
 @settings(max_examples=100, deadline=None)
 def test_round_trip(machine: str | None, obj: str, instance: str | None, counter: str) -> None:

@@ -1,9 +1,13 @@
-r"""Perfmon counter logs written by perfmon or relog as CSV/TSV ("PDH-CSV 4.0").
+r"""Perfmon counter logs written by perfmon or relog as CSV or TSV ("PDH-CSV 4.0").
 
 Header: ``"(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\MACHINE\Object(Inst)\Counter",...``
-where 480 is the bias (UTC - local, minutes). Rows: ``"MM/DD/YYYY HH:MM:SS.fff","1.5"," ",...``;
-``" "`` is a missing sample. The parse is columnar (PyArrow CSV with an explicit schema); Python
-only touches the header and rows that are damaged.
+where 480 is the bias (UTC - local, in minutes). Rows: ``"MM/DD/YYYY HH:MM:SS.fff","1.5"," ",...``;
+``" "`` (or an empty cell) is a missing sample.
+
+Two engines read the rows with the same results and the same problems for damaged rows: the
+compiled PDH-CSV row parser (``_pdhcsv``, used when it was built) and PyArrow's CSV reader with an
+explicit schema. Python touches only the header, the last line (to spot a file cut short) and,
+when something is damaged, the damaged rows.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +38,21 @@ from esrp_report.model import CounterLog, Problem
 
 try:
     from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]
-except ImportError:  # no C compiler when installed: the PyArrow path serves
+except ImportError:  # built without a C compiler: the PyArrow engine serves
     _pdhcsv = None
+
+ENGINES = ("auto", "native", "pyarrow")
+HEAD_BYTES = 65536
+TIMESTAMP_FORMAT = "%m/%d/%Y %H:%M:%S%.f"
+_EXPECTED_HEADER = '"(PDH-CSV 4.0) (<time zone>)(<bias minutes>)" followed by counter paths'
+_EXPECTED_ROW = '"MM/DD/YYYY HH:MM:SS.fff" followed by one number (or " ") per counter'
+_SIGNATURE = re.compile(r'^\ufeff?\s*"?\s*\(PDH-(?P<kind>CSV|TSV)\b[^)]*\)?', re.IGNORECASE)
+_GROUP = re.compile(r"\(([^()]*)(\)|$)")
+_BIAS = re.compile(r"^\s*[-+]?\d+\s*$")
+_DATA_ROW = re.compile(r'^\ufeff?"?\d{1,2}/\d{1,2}/\d{4} ')
+_TRANSCODE_CHUNK = 4 << 20
+_LISTED_LINES = 10
+_NO_STAMP = np.iinfo(np.int64).min
 
 
 def native_parser_available() -> bool:
@@ -42,20 +60,43 @@ def native_parser_available() -> bool:
     return _pdhcsv is not None
 
 
-_HEADER = re.compile(
-    r"^\(PDH-(?P<kind>CSV|TSV)\s*(?P<version>[\d.]*)\)\s*(?:\((?P<zone>[^)]*)\)?)?\s*(?:\((?P<bias>[-+]?\d+)\))?",
-    re.IGNORECASE,
-)
-_TIMESTAMP_FORMAT = "%m/%d/%Y %H:%M:%S%.f"
-_TRANSCODE_CHUNK = 8 << 20
-HEAD = 65536
-
-
 def sniff_counter_csv(head: bytes) -> bool:
-    """Is this the start of a PDH CSV/TSV file (in any supported encoding)?"""
-    encoding = sniff_encoding(head)
-    text = head.decode(encoding, errors="ignore").lstrip("\ufeff")
-    return bool(re.match(r'^"?\(PDH-(CSV|TSV)', text, re.IGNORECASE))
+    """Is this the start of a PDH CSV/TSV file, in any of the supported encodings?"""
+    text = head[:4096].decode(sniff_encoding(head), errors="ignore")
+    return _SIGNATURE.match(text) is not None
+
+
+def read_counter_csv(path: str | Path, *, engine: str = "auto") -> CounterLog:
+    """Read a perfmon CSV/TSV log; damaged rows are dropped and reported as Problems.
+
+    ``engine``: "native" (the compiled row parser), "pyarrow", or "auto" (native when built).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    if engine == "native" and _pdhcsv is None:
+        raise RuntimeError("the compiled PDH-CSV parser is not built in this installation")
+    native = engine != "pyarrow" and _pdhcsv is not None
+    source = Path(path)
+    try:
+        with source.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError as exc:
+        raise CounterLogError(source, f"cannot read file: {exc.strerror or exc}") from exc
+    if not head.strip(b"\x00\r\n\t \xef\xbb\xbf\xff\xfe"):
+        raise CounterLogError(source, "empty file", location="line 1", expected=_EXPECTED_HEADER)
+    try:
+        return _read(source, sniff_encoding(head), native=native)
+    except _NotUtf8:
+        # The head looked like UTF-8 but later bytes are not: decode leniently and say so.
+        return _read(source, "utf-8-lenient", native=native)
+
+
+class _NotUtf8(Exception):
+    """A file taken as UTF-8 holds bytes that are not."""
+
+
+class _NotANumber(Exception):
+    """A sample cell did not convert to a float in PyArrow's typed read."""
 
 
 @dataclass
@@ -64,114 +105,223 @@ class _Header:
     paths: list[str]
     zone: str | None
     bias: int | None
+    length: int  # bytes of the header line, line end included
     problems: list[Problem] = field(default_factory=list)
 
 
-@contextmanager
-def _utf8_path(path: Path, encoding: str) -> Iterator[Path]:
-    """The file itself when it is UTF-8, else a UTF-8 copy made chunk by chunk."""
-    if encoding in ("utf-8", "utf-8-sig"):
-        yield path
-        return
-    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
-    with tempfile.TemporaryDirectory(prefix="esrp-csv-") as tmp:
-        target = Path(tmp) / "utf8.csv"
-        offset = 0
-        with path.open("rb") as src, target.open("wb") as dst:
-            while chunk := src.read(_TRANSCODE_CHUNK):
-                try:
-                    dst.write(decoder.decode(chunk).encode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    raise CounterLogError(
-                        path,
-                        f"cannot decode as {encoding}",
-                        location=f"byte {offset + exc.start}",
-                        expected=f"text in {encoding}",
-                    ) from exc
-                offset += len(chunk)
-            dst.write(decoder.decode(b"", final=True).encode("utf-8"))
-        yield target
+@dataclass
+class _Damage:
+    """Rows dropped for one reason."""
+
+    message: str
+    lines: list[int]  # physical 1-based line numbers, when known
+    count: int
 
 
-def _read_header(path: Path, source: Path) -> _Header:
-    with path.open("r", encoding="utf-8-sig", newline="") as handle:
-        first = handle.readline()
-    if not first.strip():
+@dataclass
+class _Body:
+    """The data rows: ``data[start:end]`` (a last line cut short is left out)."""
+
+    data: memoryview
+    start: int
+    end: int
+
+    @cached_property
+    def lines(self) -> _Lines:
+        return _Lines(self.data, self.start, self.end)
+
+
+def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
+    with _utf8_copy(source, encoding) as (utf8, decode_problems), _mapped(utf8) as data:
+        header = _read_header(data, source)
+        counters, path_problems = _counters_frame(header, source)
+        columns = counters.get_column("column").to_list()
+        body, damage = _body(data, header, len(columns) + 1)
+        if native:
+            samples = _native_samples(body, header, columns, damage)
+        else:
+            samples = _samples_frame(_arrow_rows(body, source, header, columns, damage), header, body, damage)
+    if samples.height == 0:
+        lost = sum(d.count for d in damage)
         raise CounterLogError(
             source,
-            "empty file",
-            location="line 1",
-            expected='a header "(PDH-CSV 4.0) (time zone)(bias)",counter paths...',
+            "no readable samples" + (f" ({lost} damaged row(s) dropped)" if lost else ""),
+            location="line 2",
+            expected=_EXPECTED_ROW,
         )
-    separator = "\t" if first.count("\t") > first.count(",") else ","
-    cells = next(csv.reader([first.rstrip("\r\n")], delimiter=separator, quotechar='"'))
-    match = _HEADER.match(cells[0].strip())
-    if not match:
+    return CounterLog(
+        source=str(source),
+        format="pdh-tsv" if header.separator == "\t" else "pdh-csv",
+        counters=counters,
+        samples=samples,
+        utc_offset_minutes=-header.bias if header.bias is not None else None,
+        time_zone_name=header.zone,
+        problems=header.problems + path_problems + decode_problems + _damage_problems(source, damage),
+    )
+
+
+@contextmanager
+def _utf8_copy(source: Path, encoding: str) -> Iterator[tuple[Path, list[Problem]]]:
+    """The file itself when it is UTF-8, else a UTF-8 copy made chunk by chunk.
+
+    Undecodable bytes become U+FFFD (and are counted), so one bad byte costs at most its row.
+    """
+    if encoding in ("utf-8", "utf-8-sig"):
+        yield source, []
+        return
+    codec = "utf-8" if encoding == "utf-8-lenient" else encoding
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    replaced = 0
+    with tempfile.TemporaryDirectory(prefix="esrp-csv-") as tmp:
+        target = Path(tmp) / "utf8.csv"
+        with source.open("rb") as src, target.open("wb") as dst:
+            final = False
+            while not final:
+                chunk = src.read(_TRANSCODE_CHUNK)
+                final = not chunk
+                text = decoder.decode(chunk, final=final)
+                replaced += text.count("\ufffd")
+                dst.write(text.encode("utf-8"))
+        problems = []
+        if replaced:
+            message = f"{replaced} character(s) could not be decoded as {codec} and were replaced"
+            problems.append(Problem(str(source), message))
+        yield target, problems
+
+
+@contextmanager
+def _mapped(path: Path) -> Iterator[memoryview]:
+    """The file's bytes without copying them: both engines read them in place."""
+    with path.open("rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            yield memoryview(b"")
+            return
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(mapped)
+    try:
+        yield view
+    finally:
+        view.release()
+        with suppress(BufferError):  # a buffer still points into the map; the collector closes it
+            mapped.close()
+
+
+# --- header -------------------------------------------------------------------------------------
+
+
+def _read_header(data: memoryview, source: Path) -> _Header:
+    end = _find(data, b"\n")
+    length = len(data) if end < 0 else end + 1
+    try:
+        line = bytes(data[:length]).decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise _NotUtf8 from None
+    match = _SIGNATURE.match(line)
+    if match is None:
+        if not line.strip():
+            raise CounterLogError(source, "no header", location="line 1", expected=_EXPECTED_HEADER)
+        if _DATA_ROW.match(line):
+            raise CounterLogError(
+                source, "no header: line 1 is a data row", location="line 1", expected=_EXPECTED_HEADER
+            )
         raise UnsupportedFormatError(
             source,
             "not a perfmon counter log",
             location="line 1, column 1",
-            expected='"(PDH-CSV 4.0) ..."',
-            found=cells[0],
+            expected=_EXPECTED_HEADER,
+            found=line[:80],
         )
-    header = _Header(separator, [c.strip() for c in cells[1:]], match.group("zone"), None)
-    if match.group("bias") is not None:
-        header.bias = int(match.group("bias"))
-    else:
-        header.problems.append(
-            Problem(
-                str(source),
-                "header has no time-zone bias; timestamps are taken as UTC",
-                location="line 1, column 1",
-                severity="warning",
-            )
-        )
-    if not header.paths:
+    separator = _separator(line, match.group("kind"))
+    cells = next(csv.reader([line], delimiter=separator, quotechar='"'))
+    zone, bias, problems = _zone_and_bias(cells[0], source)
+    if len(cells) < 2:
         raise CounterLogError(
             source,
             "header names no counters",
             location="line 1",
-            expected="counter paths after the first column",
+            expected="counter paths after the first cell",
         )
-    return header
+    return _Header(separator, cells[1:], zone, bias, length, problems)
+
+
+def _separator(line: str, kind: str) -> str:
+    """The character after the quoted first cell (perfmon always quotes), else what the kind says."""
+    text = line.lstrip("\ufeff")
+    if text.startswith('"'):
+        close = text.find('"', 1)
+        if 0 < close < len(text) - 1 and text[close + 1] in ",\t":
+            return text[close + 1]
+    if kind.upper() == "TSV" or ("\t" in text and "," not in text):
+        return "\t"
+    return ","
+
+
+def _zone_and_bias(cell: str, source: Path) -> tuple[str | None, int | None, list[Problem]]:
+    """``(PDH-CSV 4.0) (Pacific Standard Time)(480)``: the zone name and the bias, if present."""
+    signature = _SIGNATURE.match(cell)
+    rest = cell[signature.end() :] if signature else cell
+    zone: str | None = None
+    bias: int | None = None
+    cut_short = False
+    for group in _GROUP.finditer(rest):
+        text, closed = group.group(1), bool(group.group(2))
+        if not closed:
+            cut_short = True
+        elif _BIAS.match(text) and bias is None:
+            bias = int(text)
+        elif zone is None and text.strip():
+            zone = text.strip()
+    problems: list[Problem] = []
+    if cut_short:
+        problems.append(
+            Problem(
+                str(source),
+                f"the header's first cell is cut short ({cell!r}); what it named after the cut is unknown",
+                location="line 1, column 1",
+                severity="note",
+            )
+        )
+    if bias is None:
+        problems.append(
+            Problem(
+                str(source),
+                "time-zone offset unknown (the header gives no bias): timestamps are local times "
+                "kept as if they were UTC",
+                location="line 1, column 1",
+            )
+        )
+    return zone, bias, problems
 
 
 def _counters_frame(header: _Header, source: Path) -> tuple[pl.DataFrame, list[Problem]]:
-    problems: list[Problem] = []
-    columns, machines, objects, instances, counters, duplicate = [], [], [], [], [], []
-    seen: set[str] = set()
+    width = max(4, len(str(len(header.paths))))
+    rows: list[tuple[str, str, str | None, str, str | None, str, bool]] = []
+    first_column: dict[str, int] = {}
+    repeats: dict[str, list[int]] = {}
     for index, text in enumerate(header.paths, start=1):
         try:
             parsed = parse_counter_path(text)
         except ValueError as exc:
             raise CounterLogError(source, str(exc), location=f"line 1, column {index + 1}") from None
-        columns.append(f"c{index:05d}")
-        machines.append(parsed.machine)
-        objects.append(parsed.object)
-        instances.append(parsed.instance)
-        counters.append(parsed.counter)
-        key = text.casefold()
-        duplicate.append(key in seen)
-        if key in seen:
-            problems.append(
-                Problem(
-                    str(source),
-                    f"counter '{text}' appears more than once; the first column is used",
-                    location=f"line 1, column {index + 1}",
-                    severity="warning",
-                )
-            )
-        seen.add(key)
+        key = text.strip().casefold()  # Windows counter paths ignore case
+        duplicate = key in first_column
+        if duplicate:
+            repeats.setdefault(key, [first_column[key]]).append(index + 1)
+        else:
+            first_column[key] = index + 1
+        column = f"c{index:0{width}d}"
+        rows.append((column, text, parsed.machine, parsed.object, parsed.instance, parsed.counter, duplicate))
+    problems = [
+        Problem(
+            str(source),
+            f"counter path {header.paths[columns[0] - 2]!r} appears {len(columns)} times "
+            f"(columns {', '.join(map(str, columns))}); all are kept, the later ones flagged duplicate",
+            location=f"line 1, column {columns[1]}",
+        )
+        for columns in repeats.values()
+    ]
     frame = pl.DataFrame(
-        {
-            "column": columns,
-            "path": header.paths,
-            "machine": machines,
-            "object": objects,
-            "instance": instances,
-            "counter": counters,
-            "duplicate": duplicate,
-        },
+        rows,
         schema={
             "column": pl.String,
             "path": pl.String,
@@ -181,339 +331,372 @@ def _counters_frame(header: _Header, source: Path) -> tuple[pl.DataFrame, list[P
             "counter": pl.String,
             "duplicate": pl.Boolean,
         },
+        orient="row",
     )
     return frame, problems
 
 
-class _LineIndex:
-    """Byte offsets of line starts, built only when a problem needs a line number."""
-
-    def __init__(self, path: Path) -> None:
-        self.raw = path.read_bytes()  # one copy, searched for every damaged row
-        self.starts = np.concatenate(([0], np.flatnonzero(np.frombuffer(self.raw, dtype=np.uint8) == 10) + 1))
-
-    def ends_with_newline(self) -> bool:
-        return self.raw.endswith(b"\n")
-
-    def line_of_text(self, text: str, after: int = 0) -> tuple[int | None, int]:
-        position = self.raw.find(text.encode("utf-8"), after)
-        if position < 0:
-            return None, after
-        return int(np.searchsorted(self.starts, position, side="right")), position + 1
+# --- rows: what both engines share --------------------------------------------------------------
 
 
-def read_counter_csv(path: str | Path, *, engine: str = "auto") -> CounterLog:
-    """Read a PDH-CSV/TSV file. ``engine``: "native" (the compiled parser), "pyarrow", or "auto"
-    (native when it was compiled, else PyArrow). Both give the same result and the same problems."""
-    if engine not in ("auto", "native", "pyarrow"):
-        raise ValueError("engine must be 'auto', 'native' or 'pyarrow'")
-    if engine == "native" and _pdhcsv is None:
-        raise RuntimeError("the compiled PDH-CSV parser is not built here")
-    source = Path(path)
-    try:
-        with source.open("rb") as handle:
-            head = handle.read(HEAD)
-    except OSError as exc:
-        raise CounterLogError(source, f"cannot read file: {exc.strerror or exc}") from exc
-    encoding = sniff_encoding(head)
-    with _utf8_path(source, encoding) as utf8:
-        header = _read_header(utf8, source)
-        counters, problems = _counters_frame(header, source)
-        problems = header.problems + problems
-        columns = counters["column"].to_list()
-        if engine != "pyarrow" and _pdhcsv is not None:
-            samples = _native_samples(utf8, source, header, columns, problems)
-        else:
-            table, _skipped = _parse_rows(utf8, source, header, columns, problems)
-            samples = _samples_frame(table, source, header, problems)
-    offset = -header.bias if header.bias is not None else None
-    return CounterLog(
-        source=str(source),
-        format="pdh-tsv" if header.separator == "\t" else "pdh-csv",
-        counters=counters,
-        samples=samples,
-        utc_offset_minutes=offset,
-        time_zone_name=header.zone,
-        problems=problems,
-    )
+def _body(data: memoryview, header: _Header, fields: int) -> tuple[_Body, list[_Damage]]:
+    """The data rows, without a last line that was cut short (which is reported instead)."""
+    start = min(header.length, len(data))
+    size = len(data)
+    if size <= start or data[size - 1] == 0x0A:
+        return _Body(data, start, size), []
+    last_newline = _rfind(data, b"\n", start)
+    line_start = start if last_newline < 0 else last_newline + 1
+    tail = bytes(data[line_start:size])
+    if not tail.strip(b"\x00\r\n\t \x1a"):
+        return _Body(data, start, line_start), []  # padding after the last line end: nothing lost
+    text = tail.decode("utf-8", errors="replace").rstrip("\r")
+    cells = next(csv.reader([text], delimiter=header.separator, quotechar='"'), [])
+    quotes_closed = text.count('"') % 2 == 0 and (not text.startswith('"') or text.endswith('"'))
+    if quotes_closed and len(cells) == fields:
+        return _Body(data, start, size), []  # a whole row that only lacks its line end
+    line = 1 + _count_newlines(data[:line_start])
+    return _Body(data, start, line_start), [
+        _Damage("last line is cut short (file truncated?); row dropped", [line], 1)
+    ]
 
 
-def _parse_rows(
-    utf8: Path, source: Path, header: _Header, columns: list[str], problems: list[Problem]
-) -> tuple[pa.Table, list[str]]:
-    names = ["timestamp", *columns]
-    skipped: list[str] = []
+class _Lines:
+    """Line starts of the data rows; built only when a problem needs line numbers."""
 
-    def on_invalid(row: Any) -> str:
-        skipped.append(row.text)
-        return "skip"
+    def __init__(self, data: memoryview, start: int, end: int) -> None:
+        self.raw = bytes(data[start:end])
+        self.first_line = 1 + _count_newlines(data[:start])
+        octets = np.frombuffer(self.raw, dtype=np.uint8)
+        newlines = np.flatnonzero(octets == 0x0A)
+        self.starts = np.concatenate(([0], newlines + 1))
+        self.ends = np.concatenate((newlines, [len(octets)]))
+        lengths = self.ends - self.starts
+        last = octets[np.maximum(self.ends - 1, 0)] if len(octets) else np.zeros(len(self.ends), np.uint8)
+        blank = (lengths == 0) | ((lengths == 1) & (last == 0x0D))
+        self.row_lines = np.flatnonzero(~blank) + self.first_line  # the lines both engines read as rows
 
-    read_options = pacsv.ReadOptions(skip_rows=1, column_names=names, block_size=4 << 20)
-    parse_options = pacsv.ParseOptions(
-        delimiter=header.separator, quote_char='"', invalid_row_handler=on_invalid
-    )
-    float_types = {name: pa.float64() for name in columns}
-    try:
-        table = pacsv.read_csv(
-            utf8,
-            read_options=read_options,
-            parse_options=parse_options,
-            convert_options=pacsv.ConvertOptions(
-                column_types={"timestamp": pa.string(), **float_types},
-                null_values=[" ", ""],
-                strings_can_be_null=True,
-            ),
-        )
-    except pa.ArrowInvalid as exc:
-        if "conversion error" not in str(exc):
-            raise CounterLogError(source, f"unreadable CSV: {exc}", expected="PDH-CSV rows") from None
-        skipped.clear()
-        table = _parse_rows_leniently(
-            utf8,
-            source,
-            read_options=read_options,
-            parse_options=parse_options,
-            names=names,
-            problems=problems,
-        )
-    if _last_line_truncated(utf8, len(names), header.separator, skipped):
-        table = table.slice(0, max(table.num_rows - 1, 0))
-        skipped.append("<truncated last line>")
-    if skipped:
-        index = _LineIndex(utf8)
-        after = 0
-        for text in skipped:
-            if text == "<truncated last line>":
-                line: int | None = len(index.starts) - (1 if index.ends_with_newline() else 0)
-                message = "last line is cut short (file truncated?); row dropped"
-            else:
-                line, after = index.line_of_text(text, after)
-                fields = text.count(f'"{header.separator}"') + 1
-                message = f"row has {fields} fields, expected {len(names)}; row dropped"
-            problems.append(
-                Problem(
-                    str(source),
-                    message,
-                    location=f"line {line}" if line else None,
-                    severity="warning",
-                    lost=1,
+    def text(self, line: int) -> str:
+        index = line - self.first_line
+        start, end = int(self.starts[index]), int(self.ends[index])
+        return self.raw[start:end].decode("utf-8", errors="replace").rstrip("\r")
+
+    def cells(self, line: int, separator: str) -> list[str]:
+        return next(csv.reader([self.text(line)], delimiter=separator, quotechar='"'), [])
+
+    def find(self, texts: list[str]) -> list[int | None]:
+        """The line of each skipped row's text (identical texts: successive occurrences)."""
+        cursor: dict[bytes, int] = {}
+        found: list[int | None] = []
+        for text in texts:
+            needle = text.encode("utf-8")
+            position = cursor.get(needle, 0)
+            while (position := self.raw.find(needle, position)) > 0 and self.raw[position - 1] != 0x0A:
+                position += 1
+            if position < 0:
+                found.append(None)
+                continue
+            cursor[needle] = position + 1
+            found.append(int(np.searchsorted(self.starts, position, side="right")) - 1 + self.first_line)
+        return found
+
+    def remaining(self, dropped: list[_Damage]) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """Lines of the rows still kept after ``dropped``, in order."""
+        gone = [line for item in dropped for line in item.lines]
+        return np.asarray(self.row_lines[~np.isin(self.row_lines, gone)], dtype=np.int64)
+
+
+def _field_count_damage(counts_and_lines: list[tuple[int, int | None]], expected: int) -> list[_Damage]:
+    damage = []
+    for label, too_many in (("too few", False), ("too many", True)):
+        found = [(n, line) for n, line in counts_and_lines if (n > expected) == too_many]
+        if found:
+            counts = "/".join(map(str, sorted({n for n, _ in found})))
+            damage.append(
+                _Damage(
+                    f"{len(found)} row(s) with {label} fields ({counts}, expected {expected}); rows dropped",
+                    sorted(line for _, line in found if line is not None),
+                    len(found),
                 )
             )
-    return table, skipped
+    return damage
 
 
-def _parse_rows_leniently(
-    utf8: Path,
-    source: Path,
-    *,
-    read_options: pacsv.ReadOptions,
-    parse_options: pacsv.ParseOptions,
-    names: list[str],
-    problems: list[Problem],
-) -> pa.Table:
-    """Slow path for files with non-numeric cells: read text, cast, count what became null."""
-    text_table = pacsv.read_csv(
-        utf8,
-        read_options=read_options,
-        parse_options=parse_options,
-        convert_options=pacsv.ConvertOptions(
-            column_types=dict.fromkeys(names, pa.string()), null_values=[" ", ""], strings_can_be_null=True
-        ),
+def _not_a_number(count: int, value: str, column: int, lines: list[int]) -> _Damage:
+    return _Damage(
+        f"{count} row(s) with a cell that is not a number (first: {value.strip()!r} in column {column}); "
+        "rows dropped",
+        lines,
+        count,
     )
-    frame = pl.from_arrow(text_table)
-    assert isinstance(frame, pl.DataFrame)
-    values = names[1:]
-    cast = frame.select(
-        pl.col("timestamp"), *[pl.col(c).str.strip_chars().cast(pl.Float64, strict=False) for c in values]
+
+
+def _unreadable_stamp(count: int, value: str, lines: list[int]) -> _Damage:
+    return _Damage(
+        f"{count} row(s) with an unreadable timestamp (first: {value.strip()!r}; "
+        "expected MM/DD/YYYY HH:MM:SS.fff); rows dropped",
+        lines,
+        count,
     )
-    bad = frame.select([(pl.col(c).is_not_null() & cast[c].is_null()).alias(c) for c in values])
-    bad_counts = bad.sum().row(0, named=True)
-    for column, count in bad_counts.items():
-        if count:
-            first_row = int(bad[column].arg_max() or 0)
-            problems.append(
-                Problem(
-                    str(source),
-                    f"{count} non-numeric cell(s) in column {names.index(column) + 1} "
-                    f"(first: {frame[column][first_row]!r} at data row {first_row + 1}); read as missing",
-                    location=f"column {names.index(column) + 1}",
-                    severity="warning",
-                    lost=int(count),
-                )
+
+
+def _damage_problems(source: Path, damage: list[_Damage]) -> list[Problem]:
+    problems = []
+    for item in sorted(damage, key=lambda d: d.lines[0] if d.lines else 0):
+        location = None
+        if item.lines:
+            location = ("line " if len(item.lines) == 1 else "lines ") + ", ".join(
+                map(str, item.lines[:_LISTED_LINES])
             )
-    return cast.to_arrow()
+            if len(item.lines) > _LISTED_LINES:
+                location += f" and {len(item.lines) - _LISTED_LINES} more"
+        problems.append(Problem(str(source), item.message, location=location, lost=item.count))
+    return problems
 
 
-def _last_line_truncated(utf8: Path, fields: int, separator: str, skipped: list[str]) -> bool:
-    with utf8.open("rb") as handle:
-        handle.seek(0, 2)
-        size = handle.tell()
-        handle.seek(max(0, size - 65536))
-        tail = handle.read()
-    if tail.endswith(b"\n") or not tail:
-        return False
-    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace").rstrip("\r")
-    if last in skipped:
-        return False  # already dropped as a short row
-    complete = last.endswith('"') and last.count(f'"{separator}"') + 1 == fields
-    return not complete
-
-
-def _samples_frame(table: pa.Table, source: Path, header: _Header, problems: list[Problem]) -> pl.DataFrame:
-    # No rechunk: the frame keeps PyArrow's blocks instead of copying every column once more.
-    frame = pl.from_arrow(table, rechunk=False)
-    assert isinstance(frame, pl.DataFrame)
-    raw = frame.get_column("timestamp")
-    stamp = raw.str.strip_chars().str.strptime(pl.Datetime("us"), _TIMESTAMP_FORMAT, strict=False)
-    if header.bias is not None:
-        stamp = stamp + timedelta(minutes=header.bias)
-    stamp = stamp.dt.replace_time_zone("UTC")
-    unreadable = stamp.null_count()
-    frame = frame.replace_column(0, stamp)
-    if unreadable:
-        first = raw.filter(stamp.is_null())[0]
-        problems.append(
-            Problem(
-                str(source),
-                f"{unreadable} row(s) with an unreadable timestamp (first: {first!r}); rows dropped",
-                severity="warning",
-                lost=unreadable,
-            )
-        )
-        frame = frame.filter(pl.col("timestamp").is_not_null())
-    if frame.height == 0:
-        raise CounterLogError(
-            source,
-            "no readable samples",
-            location="line 2",
-            expected='rows "MM/DD/YYYY HH:MM:SS.fff","value",...',
-        )
-    return frame
-
-
-_NO_STAMP = np.iinfo(np.int64).min
-_NO_ROWS = 'rows "MM/DD/YYYY HH:MM:SS.fff","value",...'
+# --- the compiled engine -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class _NativeRows:
-    """The compiled parser's per-row results (see _pdhcsv.c)."""
+class _Verdicts:
+    """The compiled parser's per-row results (layout in _pdhcsv.c)."""
 
-    status: np.ndarray  # 0 ok, 1 too few fields, 2 too many, 3 unterminated quote
-    stamps: np.ndarray  # local microseconds since 1970, or _NO_STAMP
-    bad: np.ndarray  # non-numeric cells per row
-    lines: np.ndarray  # 1-based line of each row
+    status: np.ndarray[Any, np.dtype[np.uint8]]  # 0 ok, 1 too few fields, 2 too many, 3 bad quoting
+    stamps: np.ndarray[Any, np.dtype[np.int64]]  # local microseconds since 1970, or _NO_STAMP
+    bad: np.ndarray[Any, np.dtype[np.int32]]  # cells that are not numbers
+    first_bad: np.ndarray[Any, np.dtype[np.int32]]  # 1-based column of the first such cell
+    lines: np.ndarray[Any, np.dtype[np.int64]]  # 1-based line of each row
 
 
-def _native_samples(
-    utf8: Path, source: Path, header: _Header, columns: list[str], problems: list[Problem]
-) -> pl.DataFrame:
-    """The compiled parser's result as a samples frame; damaged rows are re-read here to say why."""
-    with utf8.open("rb") as handle:
-        if utf8.stat().st_size == 0:
-            raise CounterLogError(source, "no readable samples", location="line 2", expected=_NO_ROWS)
-        # Mapped, not read: the parser works on the page cache without a 40 MB copy.
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            newline = mapped.find(b"\n")
-            start = len(mapped) if newline < 0 else newline + 1
-            threads = min(os.cpu_count() or 1, 4)
-            values_b, stamps_b, status_b, bad_b, _first_b, lines_b = _pdhcsv.parse(
-                mapped, start, len(columns), header.separator, threads, 2
-            )
-    parsed = _NativeRows(
+def _native_samples(body: _Body, header: _Header, columns: list[str], damage: list[_Damage]) -> pl.DataFrame:
+    """Rows parsed by ``_pdhcsv`` (threads, GIL released); damaged rows re-read here to say why."""
+    assert _pdhcsv is not None
+    threads = min(os.cpu_count() or 1, 4)
+    first_line = 1 + _count_newlines(body.data[: body.start])
+    values_b, stamps_b, status_b, bad_b, first_b, lines_b = _pdhcsv.parse(
+        body.data[: body.end], body.start, len(columns), header.separator, threads, first_line
+    )
+    rows = _Verdicts(
         status=np.frombuffer(status_b, dtype=np.uint8),
         stamps=np.frombuffer(stamps_b, dtype=np.int64),
         bad=np.frombuffer(bad_b, dtype=np.int32),
+        first_bad=np.frombuffer(first_b, dtype=np.int32),
         lines=np.frombuffer(lines_b, dtype=np.int64),
     )
-    values = np.frombuffer(values_b, dtype=np.float64).reshape(len(columns), len(parsed.status))
-    stamps = parsed.stamps
-    keep = parsed.status == 0
-    if not keep.all() or parsed.bad.any() or (stamps[keep] == _NO_STAMP).any():
-        keep = _account_for_damage(utf8.read_bytes(), source, header, parsed, problems=problems)
-    if not keep.any():
-        raise CounterLogError(source, "no readable samples", location="line 2", expected=_NO_ROWS)
+    stamps = rows.stamps
+    keep = (rows.status == 0) & (rows.bad == 0) & (stamps != _NO_STAMP)
+    if not keep.all():
+        damage.extend(_native_damage(body, header, rows))
+    values = np.frombuffer(values_b, dtype=np.float64).reshape(len(columns), len(stamps))
     everything = bool(keep.all())
     micros = stamps if everything else stamps[keep]
     if header.bias is not None:
         micros = micros + header.bias * 60_000_000
-    series = [
-        pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
-    ]
+    series = [pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us", "UTC"))]
     for index, name in enumerate(columns):
         column = values[index] if everything else values[index][keep]
-        series.append(pl.Series(name, column, dtype=pl.Float64, nan_to_null=True))
+        series.append(pl.Series(name, column, dtype=pl.Float64, nan_to_null=True))  # NaN marks " "
     return pl.DataFrame(series)
 
 
-def _account_for_damage(
-    data: bytes, source: Path, header: _Header, parsed: _NativeRows, *, problems: list[Problem]
-) -> np.ndarray:
-    """Problems for damaged rows, worded as the PyArrow path words them. Runs only when damage exists."""
-    text_lines = data.decode("utf-8", errors="replace").split("\n")
-    status, stamps, bad, lines = parsed.status, parsed.stamps, parsed.bad, parsed.lines
+def _native_damage(body: _Body, header: _Header, rows: _Verdicts) -> list[_Damage]:
+    """The same problems the PyArrow engine reports, from the parser's per-row verdicts."""
+    lines = body.lines
+    status, stamps, bad, first_bad, row_lines = rows.status, rows.stamps, rows.bad, rows.first_bad, rows.lines
     expected = len(header.paths) + 1
-    truncated_tail = not data.endswith(b"\n")
-    last_row = len(status) - 1
-    for row in np.flatnonzero(status != 0):
-        line = int(lines[row])
-        if row == last_row and truncated_tail and status[row] in (1, 3):
-            message = "last line is cut short (file truncated?); row dropped"
-        else:
-            raw = text_lines[line - 1].rstrip("\r")
-            fields = len(next(csv.reader([raw], delimiter=header.separator, quotechar='"')))
-            message = f"row has {fields} fields, expected {expected}; row dropped"
-        problems.append(Problem(str(source), message, location=f"line {line}", severity="warning", lost=1))
-    keep = status == 0
-    per_column: dict[int, tuple[int, str, int]] = {}
-    for row in np.flatnonzero(keep & (bad > 0)):
-        raw = text_lines[int(lines[row]) - 1].rstrip("\r")
-        cells = next(csv.reader([raw], delimiter=header.separator, quotechar='"'))
-        for column, cell in enumerate(cells[1:], start=2):
-            if cell.strip() and _as_float(cell) is None:
-                count, first, first_row = per_column.get(column, (0, cell, int(row) + 1))
-                per_column[column] = (count + 1, first, first_row)
-    for column, (count, first, first_row) in sorted(per_column.items()):
-        problems.append(
-            Problem(
-                str(source),
-                f"{count} non-numeric cell(s) in column {column} (first: {first!r} at data row {first_row}); "
-                "read as missing",
-                location=f"column {column}",
-                severity="warning",
-                lost=count,
+    ragged = np.flatnonzero((status == 1) | (status == 2))
+    damage = _field_count_damage(
+        [(len(lines.cells(int(row_lines[r]), header.separator)), int(row_lines[r])) for r in ragged], expected
+    )
+    broken = row_lines[status == 3].tolist()
+    if broken:
+        damage.append(
+            _Damage(
+                f"{len(broken)} row(s) with a quote that is not closed or text after a closing quote; "
+                "rows dropped",
+                broken,
+                len(broken),
             )
         )
-    unreadable = np.flatnonzero(keep & (stamps == _NO_STAMP))
-    if len(unreadable):
-        raw = text_lines[int(lines[unreadable[0]]) - 1].rstrip("\r")
-        first = next(csv.reader([raw], delimiter=header.separator, quotechar='"'))[0]
-        problems.append(
-            Problem(
-                str(source),
-                f"{len(unreadable)} row(s) with an unreadable timestamp (first: {first!r}); rows dropped",
-                severity="warning",
-                lost=len(unreadable),
-            )
-        )
-    readable: np.ndarray = keep & (stamps != _NO_STAMP)
-    return readable
+    numbers_bad = np.flatnonzero((status == 0) & (bad > 0))
+    if len(numbers_bad):
+        row = int(numbers_bad[0])
+        column = int(first_bad[row])
+        cells = lines.cells(int(row_lines[row]), header.separator)
+        value = cells[column - 1] if column - 1 < len(cells) else ""
+        damage.append(_not_a_number(len(numbers_bad), value, column, row_lines[numbers_bad].tolist()))
+    stamp_bad = np.flatnonzero((status == 0) & (bad == 0) & (stamps == _NO_STAMP))
+    if len(stamp_bad):
+        first = lines.cells(int(row_lines[stamp_bad[0]]), header.separator)
+        first_text = first[0] if first else ""
+        damage.append(_unreadable_stamp(len(stamp_bad), first_text, row_lines[stamp_bad].tolist()))
+    return damage
 
 
-def _as_float(text: str) -> float | None:
+# --- the PyArrow engine --------------------------------------------------------------------------
+
+
+def _arrow_rows(
+    body: _Body, source: Path, header: _Header, columns: list[str], damage: list[_Damage]
+) -> pa.Table:
+    """Rows parsed by PyArrow with an explicit schema; ragged and non-numeric rows dropped."""
+    if body.end <= body.start:
+        empty = {c: pa.array([], pa.float64()) for c in columns}
+        return pa.table({"timestamp": pa.array([], pa.string()), **empty})
+    reader = _ArrowReader(pa.py_buffer(body.data[body.start : body.end]), source, header.separator, columns)
     try:
-        return float(text)
-    except ValueError:
-        return None
+        table = reader.read(pa.float64())
+    except _NotANumber:
+        # A cell that is not a number: read the cells as text and keep the rows that all convert.
+        text_table = reader.read(pa.string())
+        damage.extend(_ragged_damage(body, reader.ragged, len(columns) + 1))
+        table, bad_rows = _convert_leniently(text_table, body.lines.remaining(damage))
+        if bad_rows is not None:
+            damage.append(bad_rows)
+        return table
+    if reader.ragged:
+        damage.extend(_ragged_damage(body, reader.ragged, len(columns) + 1))
+    return table
+
+
+class _ArrowReader:
+    """PyArrow's CSV reader over the data rows; rows with the wrong number of fields are skipped."""
+
+    def __init__(self, body: Any, source: Path, separator: str, columns: list[str]) -> None:
+        self.body = body
+        self.source = source
+        self.separator = separator
+        self.names = ["timestamp", *columns]
+        self.block_size = _block_size(body.size, len(self.names))
+        self.ragged: list[tuple[int, str]] = []  # (fields found, row text) of skipped rows
+
+    def _on_invalid(self, row: Any) -> str:
+        self.ragged.append((int(row.actual_columns), str(row.text)))
+        return "skip"
+
+    def read(self, sample_type: Any) -> pa.Table:
+        types = {"timestamp": pa.string(), **dict.fromkeys(self.names[1:], sample_type)}
+        while True:
+            self.ragged.clear()
+            try:
+                return pacsv.read_csv(
+                    pa.BufferReader(self.body),
+                    read_options=pacsv.ReadOptions(column_names=self.names, block_size=self.block_size),
+                    parse_options=pacsv.ParseOptions(
+                        delimiter=self.separator, quote_char='"', invalid_row_handler=self._on_invalid
+                    ),
+                    convert_options=pacsv.ConvertOptions(
+                        column_types=types, null_values=[" ", ""], strings_can_be_null=True
+                    ),
+                )
+            except pa.ArrowInvalid as exc:
+                message = str(exc)
+                if "straddling" in message and self.block_size <= self.body.size:
+                    self.block_size = self.body.size + 1  # a row longer than a block: one block
+                elif "invalid UTF8" in message:
+                    raise _NotUtf8 from None
+                elif "conversion error" in message:
+                    raise _NotANumber from None
+                else:
+                    raise CounterLogError(
+                        self.source, f"unreadable rows: {message}", location="line 2", expected=_EXPECTED_ROW
+                    ) from None
+
+
+def _block_size(body: int, fields: int) -> int:
+    """Blocks small enough to keep every core busy, large enough to hold most rows whole."""
+    per_core = body // (4 * (os.cpu_count() or 1)) + 1
+    return max(1 << 20, 256 * fields, min(per_core, 16 << 20))
+
+
+def _ragged_damage(body: _Body, ragged: list[tuple[int, str]], expected: int) -> list[_Damage]:
+    located = body.lines.find([text for _, text in ragged])
+    return _field_count_damage([(n, line) for (n, _), line in zip(ragged, located, strict=True)], expected)
+
+
+def _convert_leniently(
+    text_table: pa.Table, row_lines: np.ndarray[Any, Any]
+) -> tuple[pa.Table, _Damage | None]:
+    """Cast text cells to float; a row with a cell that is neither missing nor a number is dropped."""
+    frame = pl.from_arrow(text_table, rechunk=False)
+    assert isinstance(frame, pl.DataFrame)
+    values = frame.columns[1:]
+    cast = frame.select(
+        pl.col("timestamp"), *[pl.col(c).str.strip_chars().cast(pl.Float64, strict=False) for c in values]
+    )
+    failed = frame.select([(pl.col(c).is_not_null() & cast.get_column(c).is_null()).alias(c) for c in values])
+    bad = failed.select(pl.any_horizontal(pl.all())).to_series()
+    if not bad.any():
+        return cast.to_arrow(), None
+    first_row = int(bad.arg_max() or 0)
+    position = failed.row(first_row).index(True)
+    value = frame.get_column(values[position])[first_row]
+    mask = bad.to_numpy()
+    lines = row_lines[mask].tolist() if len(row_lines) == len(mask) else []
+    damage = _not_a_number(int(mask.sum()), str(value), position + 2, lines)
+    return cast.filter(~bad).to_arrow(), damage
+
+
+def _samples_frame(table: pa.Table, header: _Header, body: _Body, damage: list[_Damage]) -> pl.DataFrame:
+    frame = pl.from_arrow(table, rechunk=False)  # keep PyArrow's blocks: no copy of every column
+    assert isinstance(frame, pl.DataFrame)
+    raw = frame.get_column("timestamp")
+    stamps = raw.str.strip_chars().str.strptime(pl.Datetime("us"), TIMESTAMP_FORMAT, strict=False)
+    if header.bias is not None:
+        stamps = stamps + timedelta(minutes=header.bias)
+    stamps = stamps.dt.replace_time_zone("UTC")
+    unreadable = stamps.is_null()
+    if unreadable.any():
+        mask = unreadable.to_numpy()
+        row_lines = body.lines.remaining(damage)
+        lines = row_lines[mask].tolist() if len(row_lines) == len(mask) else []
+        damage.append(_unreadable_stamp(int(mask.sum()), raw.filter(unreadable)[0] or "", lines))
+        frame = frame.filter(~unreadable)
+        stamps = stamps.filter(~unreadable)
+    return frame.replace_column(0, stamps.alias("timestamp"))
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+
+def _count_newlines(data: memoryview) -> int:
+    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))
+
+
+def _find(data: memoryview, needle: bytes) -> int:
+    # A window at a time, so a file without line ends is never copied whole.
+    window = 1 << 20
+    for position in range(0, len(data), window):
+        found = bytes(data[position : position + window]).find(needle)
+        if found >= 0:
+            return position + found
+    return -1
+
+
+def _rfind(data: memoryview, needle: bytes, start: int) -> int:
+    window = 1 << 20
+    end = len(data)
+    while end > start:
+        begin = max(start, end - window)
+        found = bytes(data[begin:end]).rfind(needle)
+        if found >= 0:
+            return begin + found
+        end = begin
+    return -1
+
+
+# --- inspect ------------------------------------------------------------------------------------
 
 
 def describe_counter_log(log: CounterLog) -> dict[str, object]:
+    """What ``inspect`` prints about a counter log (``dialect`` is the log's format)."""
     counters = log.counters
     samples = log.samples
     interval = None
     if samples.height > 1:
-        diffs = samples["timestamp"].diff().dt.total_milliseconds().drop_nulls()
-        interval = float(diffs.median() or 0) / 1000.0  # type: ignore[arg-type]
+        steps = samples.get_column("timestamp").diff().dt.total_microseconds().drop_nulls()
+        median = steps.median()
+        interval = float(median) / 1e6 if isinstance(median, int | float) else None
     per_object = (
         counters.group_by("object")
         .agg(
@@ -522,19 +705,21 @@ def describe_counter_log(log: CounterLog) -> dict[str, object]:
         )
         .sort("object")
     )
+    stamps = samples.get_column("timestamp")
+    first, last = stamps.min(), stamps.max()
     return {
         "dialect": log.format,
         "time_zone": log.time_zone_name,
         "utc_offset_minutes": log.utc_offset_minutes,
-        "machines": sorted(m for m in counters["machine"].unique().to_list() if m is not None),
+        "machines": sorted(m for m in counters.get_column("machine").unique().to_list() if m is not None),
         "objects": {
             row["object"]: {"counters": row["counters"], "instances": row["instances"]}
             for row in per_object.iter_rows(named=True)
         },
         "counter_columns": counters.height,
-        "duplicate_columns": int(counters["duplicate"].sum()),
-        "first_sample": samples["timestamp"].min().isoformat() if samples.height else None,  # type: ignore[union-attr]
-        "last_sample": samples["timestamp"].max().isoformat() if samples.height else None,  # type: ignore[union-attr]
+        "duplicate_columns": int(counters.get_column("duplicate").sum()),
+        "first_sample": first.isoformat() if isinstance(first, datetime) else None,
+        "last_sample": last.isoformat() if isinstance(last, datetime) else None,
         "samples": samples.height,
         "interval_seconds": interval,
         "missing_cells": int(sum(samples.drop("timestamp").null_count().row(0))),

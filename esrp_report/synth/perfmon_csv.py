@@ -1,11 +1,13 @@
 """Write perfmon-style PDH-CSV/TSV files (for samples, tests and benchmarks).
 
-Vectorised through Polars; values are written in shortest round-trip form so they read back
-exactly; missing samples are written as perfmon does, a quoted single space.
+Vectorised through Polars. Values are written in shortest round-trip form (the digits of
+``repr``), so they read back exactly; a missing sample is written as perfmon writes it, a quoted
+single space. Every field is quoted and lines end in CRLF, as perfmon and relog do.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from collections.abc import Sequence
@@ -16,6 +18,7 @@ import numpy as np
 import polars as pl
 
 ENCODINGS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "cp1252")
+SEPARATORS = (",", "\t")
 
 
 def write_pdh_csv(
@@ -29,22 +32,24 @@ def write_pdh_csv(
     time_zone_name: str = "Pacific Standard Time",
     bias_minutes: int = 480,
 ) -> None:
+    """Write one PDH-CSV (``separator=","``) or PDH-TSV (``"\\t"``) file.
+
+    ``values`` has one row per timestamp and one column per path; None/NaN is a missing sample.
+    ``encoding`` "utf-16" is little-endian with a BOM (what perfmon writes); "utf-16-le" has no BOM.
+    Timestamps are local wall-clock times, written to the millisecond (perfmon's resolution).
+    """
     if encoding not in ENCODINGS:
-        raise ValueError(f"encoding must be one of {ENCODINGS}")
+        raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+    if separator not in SEPARATORS:
+        raise ValueError(f"separator must be ',' or a tab, not {separator!r}")
+    stamps = _timestamps(timestamps_local)
+    frame = _values_frame(values, len(stamps), len(paths))
     kind = "TSV" if separator == "\t" else "CSV"
     header = io.StringIO()
-    csv.writer(
-        header, delimiter=separator, quotechar='"', quoting=csv.QUOTE_ALL, lineterminator="\r\n"
-    ).writerow([f"(PDH-{kind} 4.0) ({time_zone_name})({bias_minutes})", *paths])
-    if isinstance(values, pl.DataFrame):
-        frame = values.rename(dict(zip(values.columns, [f"v{i}" for i in range(values.width)], strict=True)))
-    else:
-        array = np.asarray(values, dtype=np.float64).reshape(len(timestamps_local), len(paths))
-        frame = pl.DataFrame({f"v{i}": array[:, i] for i in range(array.shape[1])})
-    frame = frame.with_columns(pl.all().cast(pl.Float64).fill_nan(None))
-    stamps = pl.Series("timestamp", list(timestamps_local), dtype=pl.Datetime("us"))
-    frame = frame.insert_column(0, stamps.dt.strftime("%m/%d/%Y %H:%M:%S%.3f"))
-    body = frame.write_csv(
+    csv.writer(header, delimiter=separator, quoting=csv.QUOTE_ALL, lineterminator="\r\n").writerow(
+        [f"(PDH-{kind} 4.0) ({time_zone_name})({bias_minutes})", *paths]
+    )
+    body = frame.insert_column(0, stamps.dt.strftime("%m/%d/%Y %H:%M:%S%.3f")).write_csv(
         None,
         include_header=False,
         separator=separator,
@@ -52,5 +57,24 @@ def write_pdh_csv(
         null_value=" ",
         line_terminator="\r\n",
     )
-    text = header.getvalue() + body
-    Path(path).write_bytes(text.encode(encoding))
+    # Python's "utf-16" follows the machine's byte order; perfmon's files are little-endian.
+    bom, codec = (codecs.BOM_UTF16_LE, "utf-16-le") if encoding == "utf-16" else (b"", encoding)
+    Path(path).write_bytes(bom + (header.getvalue() + body).encode(codec))
+
+
+def _timestamps(timestamps_local: Sequence[datetime] | pl.Series) -> pl.Series:
+    if isinstance(timestamps_local, pl.Series):
+        return timestamps_local.cast(pl.Datetime("us")).alias("timestamp")
+    return pl.Series("timestamp", list(timestamps_local), dtype=pl.Datetime("us"))
+
+
+def _values_frame(values: np.ndarray | pl.DataFrame, rows: int, columns: int) -> pl.DataFrame:
+    shape = values.shape if isinstance(values, pl.DataFrame) else np.shape(values)
+    if tuple(shape) != (rows, columns):
+        raise ValueError(f"values have shape {tuple(shape)}; expected {rows} timestamps x {columns} paths")
+    if isinstance(values, pl.DataFrame):
+        frame = values.rename({name: f"v{i}" for i, name in enumerate(values.columns)})
+    else:
+        array = np.asarray(values, dtype=np.float64)
+        frame = pl.DataFrame({f"v{i}": array[:, i] for i in range(columns)}, height=rows)
+    return frame.with_columns(pl.all().cast(pl.Float64).fill_nan(None))
