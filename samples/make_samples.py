@@ -1,10 +1,11 @@
 """Write the bundled Jetstress-shaped sample folders from samples/data/*.json.
 
-    python samples/make_samples.py
+    .venv/bin/python samples/make_samples.py
 
 Deterministic: re-running produces identical files. The figures are those printed in the
-appendices of two published ESRP-Storage documents (see samples/README.md and
-samples/data/REPAIRS.md); the HTML markup and the counter logs are this project's own rendering.
+appendices of two published ESRP-Storage documents, kept in the JSON as printed (see
+samples/README.md and samples/data/REPAIRS.md); the HTML markup, the result and configuration
+XML and the counter log are this project's own rendering.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from esrp_report.ingest import labels as L
 from esrp_report.ingest.test_log import parse_test_log
@@ -31,22 +33,56 @@ from esrp_report.model import (
     Thresholds,
 )
 from esrp_report.synth.jetstress_counters import synthesize
-from esrp_report.synth.jetstress_html import write_report_html
+from esrp_report.synth.jetstress_html import TABLE_COLUMNS, ReportStyle, write_report_html
 from esrp_report.synth.jetstress_xml import write_config_xml, write_result_xml
 from esrp_report.synth.perfmon_csv import write_pdh_csv
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
 TIME = "%m/%d/%Y %I:%M:%S %p"
+_DURATION = re.compile(r"^(\d+):(\d{2}):(\d{2})$")
+
+Json = dict[str, Any]
 
 
 def _time(text: str | None) -> datetime | None:
     return datetime.strptime(text, TIME) if text else None
 
 
-def run_from_json(data: dict) -> Run:  # type: ignore[type-arg]
-    summary = data["summary"]
-    get = {L.normalize_label(k): v for k, v in summary.items()}.get
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _seconds(text: str) -> float:
+    match = _DURATION.match(text)
+    if match is None:
+        raise ValueError(f"not HH:MM:SS: {text!r}")
+    hours, minutes, seconds = (int(part) for part in match.groups())
+    return float(hours * 3600 + minutes * 60 + seconds)
+
+
+def _by_field(table: Json, mapping: dict[str, str]) -> list[dict[str, str]]:
+    fields = [mapping[L.normalize_header(text)] for text in table["header"]]
+    return [dict(zip(fields, row, strict=True)) for row in table["rows"]]
+
+
+def _instance_table(kind: TableKind, table: Json) -> InstanceTable:
+    keys = [L.INSTANCE_COLUMNS[L.normalize_header(text)] for text in table["header"][1:]]
+    if kind is TableKind.LOG_REPLICATION:
+        keys = [L.REPLICATION_ALIASES.get(key, key) for key in keys]
+    # The printed header is reused as the rendered header, so its columns must be in report order.
+    if keys != [key for _, key in TABLE_COLUMNS[kind]]:
+        raise ValueError(f"{kind.value}: columns not in report order: {table['header']}")
+    rows = [
+        InstanceRow(row[0], {key: _number(cell) for key, cell in zip(keys, row[1:], strict=True)})
+        for row in table["rows"]
+    ]
+    return InstanceTable(kind, rows)
+
+
+def run_from_json(data: Json) -> Run:
+    summary: dict[str, str] = data.get("summary", {})
+    get = {L.normalize_label(label): value for label, value in summary.items()}.get
     run = Run(
         kind=TestKind(data["kind"]),
         machine=get("machine name") or data["server"],
@@ -60,42 +96,90 @@ def run_from_json(data: dict) -> Run:  # type: ignore[type-arg]
         test_end=_time(get("test end time")),
         collection_start=_time(get("collection start time")),
         collection_end=_time(get("collection end time")),
-        parameters=dict(data["parameters"]),
+        summary=dict(summary),
+        parameters=dict(data.get("parameters", {})),
     )
-    for label, value in data["sizing"].items():
+    for label, value in data.get("sizing", {}).items():
         attr = L.SIZING_LABELS[L.normalize_label(label)]
-        number = float(value.replace(",", ""))
-        setattr(run.sizing, attr, int(number) if attr == "database_files" else number)
-    run.databases = [DatabaseConfig(i, log, [db] if db else []) for i, log, db in data["databases"]]
-    for name, table in data["tables"].items():
-        kind = TableKind(name)
-        keys = [L.INSTANCE_COLUMNS[L.normalize_header(h)] for h in table["header"][1:]]
-        if kind is TableKind.LOG_REPLICATION:
-            keys = [L.REPLICATION_ALIASES.get(k, k) for k in keys]
-        rows = [InstanceRow(r[0], dict(zip(keys, r[1:], strict=True))) for r in table["rows"]]
-        run.tables[kind] = InstanceTable(kind, rows)
-    run.host = [HostCounter(*row) for row in data["host"]]
-    run.backup = [BackupRow(*row) for row in data["backup"]]
-    run.soft_recovery = [SoftRecoveryRow(*row) for row in data["soft_recovery"]]
-    run.checksum = [
-        ChecksumRow(r[0], *r[1:5], file_length_mb=r[5], seconds_taken=r[6], is_sum=r[0] == "(Sum)")
-        for r in data["checksum"]
+        figure = _number(value)
+        setattr(run.sizing, attr, int(figure) if attr == "database_files" else figure)
+    run.databases = [
+        DatabaseConfig(db["instance"], db["log_path"] or None, [db["database"]])
+        for db in data.get("databases", [])
     ]
-    if data["log"]:
+    for name, table in data.get("tables", {}).items():
+        kind = TableKind(name)
+        run.tables[kind] = _instance_table(kind, table)
+    if "host" in data:
+        run.host = [
+            HostCounter(row[0], *(_number(cell) for cell in row[1:4])) for row in data["host"]["rows"]
+        ]
+    if "backup" in data:
+        run.backup = [
+            BackupRow(
+                r["instance"],
+                _number(r["database_size_mb"]),
+                _seconds(r["elapsed"]),
+                _number(r["mb_per_sec"]),
+            )
+            for r in _by_field(data["backup"], L.BACKUP_COLUMNS)
+        ]
+    if "soft_recovery" in data:
+        run.soft_recovery = [
+            SoftRecoveryRow(r["instance"], _number(r["logs_replayed"]), _number(r["elapsed_seconds"]))
+            for r in _by_field(data["soft_recovery"], L.RECOVERY_COLUMNS)
+        ]
+    if "checksum" in data:
+        for r in _by_field(data["checksum"], L.CHECKSUM_COLUMNS):
+            length = L.CHECKSUM_LENGTH.match(r["length"])
+            if length is None:
+                raise ValueError(f"not '<n> MB/<n> sec': {r['length']!r}")
+            run.checksum.append(
+                ChecksumRow(
+                    r["database"],
+                    seen_pages=_number(r["seen_pages"]),
+                    bad_pages=_number(r["bad_pages"]),
+                    correctable_pages=_number(r["correctable_pages"]),
+                    wrong_page_number_pages=_number(r["wrong_page_number_pages"]),
+                    file_length_mb=_number(length.group("mb")),
+                    seconds_taken=_number(length.group("sec")),
+                    is_sum=r["database"].casefold() in L.SUM_ROW_LABELS,
+                )
+            )
+    # (The DBChecksum appendix's "Disk Subsystem Performance" table is transcribed but has no
+    # place in the model, so it is not rendered.)
+    if data.get("log"):
         run.test_log = parse_test_log("\n".join(data["log"]), "sample")
     return run
 
 
+def style_for(data: Json) -> ReportStyle:
+    """The house style, keeping the printed header spellings and layout variants of the source."""
+    headers = tuple(
+        (TableKind(name), tuple(table["header"])) for name, table in data.get("tables", {}).items()
+    )
+    unlabelled = tuple(db["instance"] for db in data.get("databases", []) if not db["log_path_labelled"])
+    return ReportStyle(
+        decimals=3,
+        column_headers=headers,
+        unlabelled_log_paths=unlabelled,
+        total_heading=data.get("layout", {}).get("total_heading", True),
+    )
+
+
 def file_stem(run: Run) -> str:
-    """Jetstress names its files <Kind>_<Y>_<M>_<D>_<h>_<m>_<s> (facts §2.3)."""
+    """Jetstress names its files <Kind>_<Y>_<M>_<D>_<h>_<m>_<s> (facts §2.3): the report's own
+    performance log name when it has one, else a log file the test log names, else its start."""
     candidates = [run.performance_log or ""]
     if run.test_log is not None:
         candidates += [name for name, _ in run.test_log.sample_counts]
     for name in candidates:
         stem = re.sub(r"[\s_]+", "_", Path(name.replace("\\", "/")).stem)
-        if stem.casefold().startswith(run.kind.value.casefold()):
+        if stem.casefold().startswith(run.kind.value.casefold() + "_"):
             return stem
-    start = run.test_start or (run.test_log.entries[0].timestamp if run.test_log else datetime(2000, 1, 1))
+    start = run.test_start or (run.test_log.entries[0].timestamp if run.test_log else None)
+    if start is None:
+        raise ValueError(f"{run.kind.value} run of {run.machine}: no name and no start time")
     return (
         f"{run.kind.value}_{start.year}_{start.month}_{start.day}_{start.hour}_{start.minute}_{start.second}"
     )
@@ -124,11 +208,13 @@ def email5_config(run: Run) -> ConfigProfile:
 
 def main() -> None:
     for path in sorted(DATA.glob("*.json")):
-        run = run_from_json(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        run = run_from_json(data)
         folder = HERE / run.machine
         folder.mkdir(exist_ok=True)
         stem = file_stem(run)
-        (folder / f"{stem}.html").write_text(write_report_html(run), encoding="utf-8", newline="\n")
+        html = write_report_html(run, style=style_for(data))
+        (folder / f"{stem}.html").write_text(html, encoding="utf-8", newline="\n")
         if run.machine == "EMAIL5" and run.kind is TestKind.PERFORMANCE:
             log = synthesize(run, interval_s=15.0)
             write_pdh_csv(

@@ -1,7 +1,8 @@
 """Spellings seen in Jetstress reports and published appendices, mapped to canonical keys.
 
-Data only. Header texts are compared after :func:`normalize_header`; section titles and row
-labels after :func:`normalize_label`.
+Data only: the HTML report reader, the result-XML reader and the sample builder share these
+tables, so a new spelling found in a real file is added here once. Header texts are compared
+after :func:`normalize_header`; section titles and row labels after :func:`normalize_label`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from esrp_report.model import TableKind, TestKind
 
 
 def normalize_label(text: str) -> str:
+    """Case, non-breaking spaces, runs of whitespace and a trailing colon do not matter."""
     return " ".join(text.replace("\u00a0", " ").split()).strip(" :").casefold()
 
 
 def normalize_header(text: str) -> str:
+    """As :func:`normalize_label`, and "(msec)" is optional, "Reads /sec", "Reads/ sec" and
+    "Reads/s" are the same column (facts §9)."""
     text = normalize_label(text)
     text = re.sub(r"\((?:msec|ms|attached)\)", "", text)
     text = re.sub(r"\s*/\s*", "/", text)
@@ -25,8 +29,8 @@ def normalize_header(text: str) -> str:
 
 
 # First header cell of a per-instance table: "MSExchange Database ==> Instances" and the
-# misspellings of facts §9 (MSEXchange, MExchange), compared case-insensitively.
-INSTANCE_TABLE_FIRST_HEADER = re.compile(r"^m\w*exchange database\s*==>\s*instances$")
+# misspellings of facts §9 (MSEXchange, MExchange, MSEExchange), compared case-insensitively.
+INSTANCE_TABLE_FIRST_HEADER = re.compile(r"^m\w*exchange database\s*=+>\s*instances$")
 
 INSTANCE_COLUMNS: dict[str, str] = {
     "i/o database reads average latency": m.DB_READ_LATENCY,
@@ -40,7 +44,7 @@ INSTANCE_COLUMNS: dict[str, str] = {
     "i/o log reads/sec": m.LOG_READS,
     "i/o log writes/sec": m.LOG_WRITES,
     "i/o log reads average bytes": m.LOG_READ_BYTES,
-    "i/o log i/o reads average bytes": m.LOG_READ_BYTES,
+    "i/o log i/o reads average bytes": m.LOG_READ_BYTES,  # 000 appendix, log replication table
     "i/o log writes average bytes": m.LOG_WRITE_BYTES,
     "database maintenance io reads/sec": m.BDM_READS,
     "database maintenance i/o reads/sec": m.BDM_READS,
@@ -51,6 +55,12 @@ INSTANCE_COLUMNS: dict[str, str] = {
 # The log replication table's header sometimes repeats the maintenance column names (facts §9).
 REPLICATION_ALIASES = {m.BDM_READS: m.LOG_READS, m.BDM_READ_BYTES: m.LOG_READ_BYTES}
 
+# Keys that only the two wide tables (Transactional, Total) carry.
+WIDE_TABLE_KEYS = frozenset(
+    {m.DB_READ_LATENCY, m.DB_WRITE_LATENCY, m.DB_READS, m.DB_WRITES, m.LOG_WRITES, m.LOG_WRITE_LATENCY}
+)
+
+# Section titles, as printed by Jetstress and as seen in converted appendices.
 SECTION_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern))
     for name, pattern in (
@@ -72,17 +82,37 @@ SECTION_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# Human names of the per-instance tables, for messages.
+TABLE_NAMES: dict[TableKind, str] = {
+    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
+    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
+    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
+    TableKind.TOTAL: "Total I/O Performance",
+}
+
+_KIND_WORDS = (
+    (r"performance", TestKind.PERFORMANCE),
+    (r"stress", TestKind.STRESS),
+    (r"database ?backup", TestKind.DATABASE_BACKUP),
+    (r"soft ?recovery", TestKind.SOFT_RECOVERY),
+    (r"db ?checksum|checksum", TestKind.DB_CHECKSUM),
+)
+
+# Report titles naming the test: "Stress Test Result Report (from server X)" and the heading
+# line "Microsoft Exchange Server Jetstress - DBChecksum" of converted appendices. Matched
+# against title-like text outside the test log only (log lines name other tests' files).
 REPORT_KINDS: tuple[tuple[re.Pattern[str], TestKind], ...] = tuple(
     (re.compile(pattern), kind)
-    for pattern, kind in (
-        (r"\bperformance test result report\b", TestKind.PERFORMANCE),
-        (r"\bstress test result report\b", TestKind.STRESS),
-        (r"\bdatabase ?backup test result report\b", TestKind.DATABASE_BACKUP),
-        (r"\bsoft ?recovery test result report\b", TestKind.SOFT_RECOVERY),
-        (r"\b(db ?checksum|checksum) test result report\b", TestKind.DB_CHECKSUM),
-        (r"jetstress\W+db ?checksum\b", TestKind.DB_CHECKSUM),
+    for word, kind in _KIND_WORDS
+    for pattern in (
+        rf"\b(?:{word}) test result report\b",
+        rf"\bjetstress(?: \d{{4}})?\s*[-–—:]\s*(?:{word})$",
     )
 )
+
+# A report title without a test name still marks the page as a Jetstress report.
+REPORT_TITLE = re.compile(r"\btest result report\b")
+FROM_SERVER = re.compile(r"\(from server (?P<name>[^)]+)\)", re.IGNORECASE)
 
 SUMMARY_LABELS: dict[str, str] = {
     "overall test result": "overall_result",
@@ -97,6 +127,7 @@ SUMMARY_LABELS: dict[str, str] = {
     "operating system": "operating_system",
     "performance log": "performance_log",
 }
+SUMMARY_TIMES = frozenset({"test_start", "test_end", "collection_start", "collection_end"})
 
 SIZING_LABELS: dict[str, str] = {
     "achieved transactional i/o per second": "achieved_iops",
@@ -123,7 +154,50 @@ PARAMETER_LABELS = frozenset(
     }
 )
 
+# "Log path: G:\log Database: E:\db\x.edb" — the "Log path:" label may be missing (facts §9).
+DATABASE_CONFIG = re.compile(r"^(?:log path:\s*)?(?P<log>.*?)\s*database:\s*(?P<db>.+)$", re.IGNORECASE)
+DATABASE_PATH_SEPARATOR = re.compile(r"\s*(?:;|\bdatabase:)\s*", re.IGNORECASE)
+
 HOST_HEADER = ("counter", "average", "minimum", "maximum")
-BACKUP_HEADER_MARK = "mbytes transferred/sec"
-RECOVERY_HEADER_MARK = "log files replayed"
-CHECKSUM_HEADER_MARK = "bad pages"
+DISK_TABLE_FIRST_HEADER = "logicaldisk"
+
+# Statistics tables of the backup, soft-recovery and checksum reports: normalised header → field.
+BACKUP_COLUMNS: dict[str, str] = {
+    "database instance": "instance",
+    "database size (mbytes)": "database_size_mb",
+    "database size (mb)": "database_size_mb",
+    "elapsed backup time": "elapsed",
+    "mbytes transferred/sec": "mb_per_sec",
+    "mb transferred/sec": "mb_per_sec",
+}
+RECOVERY_COLUMNS: dict[str, str] = {
+    "database instance": "instance",
+    "log files replayed": "logs_replayed",
+    "elapsed seconds": "elapsed_seconds",
+}
+CHECKSUM_COLUMNS: dict[str, str] = {
+    "database": "database",
+    "seen pages": "seen_pages",
+    "bad pages": "bad_pages",
+    "correctable pages": "correctable_pages",
+    "wrong page-number pages": "wrong_page_number_pages",
+    "wrong page number pages": "wrong_page_number_pages",
+    "file length/seconds taken": "length",
+}
+# A column only that table has: it tells the table apart from the others.
+BACKUP_MARKS = frozenset({"elapsed backup time", "mbytes transferred/sec", "mb transferred/sec"})
+RECOVERY_MARKS = frozenset({"log files replayed"})
+CHECKSUM_MARKS = frozenset({"seen pages", "bad pages"})
+
+# "1003146 MB/25030 sec" in the checksum table.
+CHECKSUM_LENGTH = re.compile(
+    r"^(?P<mb>[-+]?[\d.,]+(?:[eE][-+]?\d+)?)\s*MB\s*/\s*(?P<sec>[-+]?[\d.,]+(?:[eE][-+]?\d+)?)\s*sec$",
+    re.IGNORECASE,
+)
+# Checksum rows that add up the databases above them.
+SUM_ROW_LABELS = frozenset({"(sum)", "sum", "(total)", "total"})
+# Rows of backup and soft-recovery tables that summarise the instances rather than being one.
+SUMMARY_ROW_LABELS = frozenset({"(sum)", "sum", "(total)", "total", "(average)", "average", "(avg)"})
+
+# Cell texts that mean "no value" rather than a damaged value.
+EMPTY_CELLS = frozenset({"", "n/a", "-", "--"})

@@ -1,13 +1,17 @@
-"""Jetstress HTML test reports (Jetstress 2010 and 2013/2016).
+"""Jetstress HTML test reports: Performance, Stress, DatabaseBackup, SoftRecovery and DBChecksum,
+from Jetstress 2010 (14.01.x) and 2013/2016 (15.00.x/15.01.x).
 
-The document is reduced to a stream of text pieces and tables (rows of cell texts) in document
-order; sections and tables are then recognised by their titles, header texts and row labels,
-never by tags, classes, attribute quoting, case or line breaks.
+The page is reduced to a stream of text lines and tables (rows of cell texts) in document order;
+sections and tables are then recognised by their titles, header texts and row labels
+(:mod:`esrp_report.ingest.labels`), never by tags, classes, attribute quoting, case or line
+breaks. Parsing is lxml's HTML parser without network access; HTML has no entity loading, so a
+DOCTYPE that declares external entities stays inert text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,38 +38,96 @@ from esrp_report.model import (
     TestKind,
 )
 
+# Tags that do not start a new line of text; everything else is treated as a block.
+_INLINE_TAGS = frozenset(
+    {
+        "a", "abbr", "acronym", "b", "big", "cite", "code", "em", "font", "i", "kbd", "label", "nobr",
+        "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u", "var", "wbr",
+    }
+)  # fmt: skip
+_SKIPPED_TAGS = frozenset({"script", "style", "head", "noscript", "template", "title", "caption"})
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
-_DATABASE_CONFIG = re.compile(
-    r"^(?:log path:\s*)?(?P<log>.*?)\s*database:\s*(?P<db>.+)$", re.IGNORECASE | re.DOTALL
-)
-_FROM_SERVER = re.compile(r"\(from server (?P<name>[^)]+)\)", re.IGNORECASE)
-_CHECKSUM_LENGTH = re.compile(r"(?P<mb>[\d.,]+)\s*MB\s*/\s*(?P<sec>[\d.,]+)\s*sec", re.IGNORECASE)
+_DURATION = re.compile(r"^(?:(?P<d>\d+)\.)?(?P<h>\d+):(?P<m>\d{1,2}):(?P<s>\d{1,2}(?:\.\d+)?)$")
+_TIME_FORMAT = "%m/%d/%Y %I:%M:%S %p"
+_SNIFF_MARKUP = ("<html", "<body", "<table", "<fieldset", "<!doctype html")
+_SNIFF_WORDS = ("jetstress", "test result report", "==> instances", "==&gt; instances")
+_INSTANCE_KINDS = {kind.value: kind for kind in TableKind}
+# Sections whose tables this reader knows and deliberately does not model.
+_KNOWN_UNMODELLED = frozenset({"disks", "errors"})
 
 
 def sniff_report_html(head: str) -> bool:
-    """Is this text the start of a Jetstress HTML report?"""
+    """Is this text (the start of a file) a Jetstress HTML report?"""
     folded = head.casefold()
-    return "jetstress" in folded and ("<html" in folded or "<table" in folded or "<body" in folded)
+    return any(mark in folded for mark in _SNIFF_MARKUP) and any(word in folded for word in _SNIFF_WORDS)
+
+
+def read_report(path: str | Path) -> Run:
+    """Read a Jetstress HTML report in UTF-8 (with or without BOM), UTF-16 or Windows-1252."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    text, _encoding = decode_bytes(data, path)
+    return parse_report_html(text, str(path))
+
+
+def parse_report_html(text: str, source: str) -> Run:
+    """Read a report's decoded text; ``source`` names it in the run and in every message."""
+    root = _parse_html(text, source)
+    try:
+        items = _Linearizer.run(root)
+    except RecursionError:
+        raise ReportFormatError(
+            source, "elements are nested too deeply to read", expected="a Jetstress report page"
+        ) from None
+    return _Reader(source).read(items)
+
+
+# --- markup to a stream of lines and tables -------------------------------------------------
+
+
+@dataclass
+class _Text:
+    text: str  # whitespace collapsed
+    raw: str  # line breaks kept
+    line: int  # source line of the first character (approximate inside long inline runs)
+    section: str | None  # the section in force; for a title, the section it opens
+    is_title: bool
 
 
 @dataclass
 class _Table:
     rows: list[list[str]]
-    raw_rows: list[list[str]]  # cell texts keeping line breaks (for the test log)
+    raw_rows: list[list[str]]
+    lines: list[int]
     section: str | None
-    index: int
+    title: str | None  # the nearest preceding section title, as printed
+    number: int  # 1-based among the document's tables
 
 
-@dataclass
-class _Stream:
-    texts: list[tuple[int, str]] = field(default_factory=list)  # (order, text)
-    tables: list[_Table] = field(default_factory=list)
+def _parse_html(text: str, source: str) -> etree._Element:
+    text = _XML_DECLARATION.sub("", text.lstrip("\ufeff"), count=1)
+    # The text is already decoded; an explicit encoding keeps a <meta charset> from re-decoding it.
+    parser = lxml.html.HTMLParser(
+        encoding="utf-8", no_network=True, remove_comments=True, remove_pis=True, recover=True
+    )
+    try:
+        return lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
+    except (etree.ParserError, ValueError) as exc:
+        raise UnsupportedFormatError(
+            source, f"not a Jetstress report: no readable HTML ({exc})", location="start of file"
+        ) from None
 
 
-def _cell_text(cell: lxml.html.HtmlElement) -> tuple[str, str]:
-    raw = cell.text_content()
-    return " ".join(raw.split()), raw
+def _line_of(element: etree._Element) -> int:
+    line = getattr(element, "sourceline", None)  # the stubs leave it untyped
+    return line if isinstance(line, int) else 0
+
+
+def _tag(element: etree._Element) -> str:
+    return element.tag.lower() if isinstance(element.tag, str) else ""
 
 
 def _section_of(text: str) -> str | None:
@@ -76,65 +138,157 @@ def _section_of(text: str) -> str | None:
     return None
 
 
-def _linearise(root: lxml.html.HtmlElement) -> tuple[_Stream, list[str]]:
-    """Text pieces and tables in document order, each table tagged with the section it follows."""
-    for br in root.iter("br"):
-        br.tail = "\n" + (br.tail or "")
-    stream = _Stream()
-    titles: list[str] = []
-    section: str | None = None
-    order = 0
+def _raw_text(element: etree._Element, skip: bool = True) -> str:
+    """Text of an element with line breaks at <br> and around block elements; ``skip`` leaves out
+    scripts, styles and the like below the element."""
+    parts: list[str] = []
 
-    def add_table(element: lxml.html.HtmlElement) -> None:
-        nonlocal section, order
+    def visit(node: etree._Element, top: bool) -> None:
+        tag = _tag(node)
+        if tag == "br":
+            parts.append("\n")
+            return
+        if not tag or (skip and not top and tag in _SKIPPED_TAGS):
+            return
+        block = not top and tag not in _INLINE_TAGS
+        if block:
+            parts.append("\n")
+        parts.append(node.text or "")
+        for child in node:
+            visit(child, False)
+            parts.append(child.tail or "")
+        if block:
+            parts.append("\n")
+
+    visit(element, True)
+    return "".join(parts)
+
+
+def _has_nested_table(table: etree._Element) -> bool:
+    return next(table.iterdescendants("table"), None) is not None
+
+
+class _Linearizer:
+    def __init__(self) -> None:
+        self.items: list[_Text | _Table] = []
+        self.section: str | None = None
+        self.title: str | None = None
+        self.tables = 0
+        self._parts: list[str] = []
+        self._started = False  # the current line has non-blank text
+        self._line = 0
+
+    @classmethod
+    def run(cls, root: etree._Element) -> list[_Text | _Table]:
+        self = cls()
+        title = root.find(".//title")
+        if title is not None:
+            self._feed(_raw_text(title, skip=False), _line_of(title))
+            self._flush()
+        self._walk(root)
+        self._flush()
+        return self.items
+
+    def _feed(self, text: str | None, line: int) -> None:
+        if not text:
+            return
+        if not self._started:
+            stripped = text.lstrip()
+            if stripped:
+                self._started = True
+                self._line = line + text[: len(text) - len(stripped)].count("\n")
+        self._parts.append(text)
+
+    def _flush(self) -> None:
+        raw = "".join(self._parts).strip()
+        self._parts = []
+        self._started = False
+        text = " ".join(raw.split())
+        if not text:
+            return
+        self._add_text(text, raw, self._line)
+
+    def _add_text(self, text: str, raw: str, line: int) -> None:
+        section = _section_of(text)
+        if section is not None:
+            self.section, self.title = section, text
+        self.items.append(_Text(text, raw, line, self.section, section is not None))
+
+    def _walk(self, element: etree._Element) -> None:
+        tag = _tag(element)
+        if tag in _SKIPPED_TAGS:
+            return
+        if tag == "br":
+            self._flush()
+            return
+        if tag == "table" and not _has_nested_table(element):
+            self._flush()
+            self._table(element)
+            return
+        block = tag not in _INLINE_TAGS
+        if block:
+            self._flush()
+        if tag:
+            self._feed(element.text, _line_of(element))
+        for child in element:
+            self._walk(child)
+            if child.tail and child.tail.strip():
+                self._feed(child.tail, _tail_line(child))
+            elif child.tail:
+                self._parts.append(child.tail)
+        if block:
+            self._flush()
+
+    def _table(self, element: etree._Element) -> None:
+        caption = element.find("caption")
+        if caption is not None:
+            text = " ".join(_raw_text(caption).split())
+            if text:
+                self._add_text(text, text, _line_of(caption))
         rows: list[list[str]] = []
         raw_rows: list[list[str]] = []
+        lines: list[int] = []
+
+        def emit() -> None:
+            if rows:
+                self.tables += 1
+                self.items.append(
+                    _Table(list(rows), list(raw_rows), list(lines), self.section, self.title, self.tables)
+                )
+            rows.clear()
+            raw_rows.clear()
+            lines.clear()
+
         for tr in element.iter("tr"):
-            cells = [c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")]
-            texts = [_cell_text(c) for c in cells]
-            if any(t for t, _ in texts):
-                rows.append([t for t, _ in texts])
-                raw_rows.append([r for _, r in texts])
-        # A one-cell row naming a section is a title inside the table (some layouts do that).
-        if rows and len(rows[0]) == 1 and _section_of(rows[0][0]):
-            section = _section_of(rows[0][0])
-            rows, raw_rows = rows[1:], raw_rows[1:]
-        if rows:
-            stream.tables.append(_Table(rows, raw_rows, section, order))
-            order += 1
+            raws = [_raw_text(cell) for cell in tr if _tag(cell) in ("td", "th")]
+            texts = [" ".join(raw.split()) for raw in raws]
+            if not any(texts):
+                continue
+            # A one-cell row naming a section is a title inside the table (some layouts do that).
+            if len([t for t in texts if t]) == 1 and _section_of(next(t for t in texts if t)):
+                emit()
+                title = next(t for t in texts if t)
+                self._add_text(title, title, _line_of(tr))
+                continue
+            rows.append(texts)
+            raw_rows.append(raws)
+            lines.append(_line_of(tr))
+        emit()
 
-    def add_text(text: str) -> None:
-        nonlocal section, order
-        clean = " ".join(text.split())
-        if not clean:
-            return
-        stream.texts.append((order, clean))
-        order += 1
-        found = _section_of(clean)
-        if found:
-            section = found
-            titles.append(clean)
 
-    def walk(element: lxml.html.HtmlElement) -> None:
-        tag = element.tag if isinstance(element.tag, str) else ""
-        if tag.lower() in ("script", "style", "head"):
-            return
-        if tag.lower() == "table":
-            add_table(element)
-            return
-        for line in (element.text or "").split("\n"):
-            add_text(line)
-        for child in element:
-            walk(child)
-            for line in (child.tail or "").split("\n"):
-                add_text(line)
+def _tail_line(child: etree._Element) -> int:
+    """Source line where the text after ``child`` starts (lxml only records start tags)."""
+    start = _line_of(child)
+    if _tag(child) in ("br", "img", "hr", "input", "meta", "link"):
+        return start
+    return start + sum(text.count("\n") for text in child.itertext() if isinstance(text, str))
 
-    walk(root)
-    return stream, titles
+
+# --- values ----------------------------------------------------------------------------------
 
 
 def _number(text: str) -> float | None:
-    value = text.strip().replace("\u00a0", "")
+    value = text.strip()
     if _NUMBER.match(value):
         return float(value.replace(",", ""))
     return None
@@ -142,17 +296,35 @@ def _number(text: str) -> float | None:
 
 def _timestamp(text: str) -> datetime | None:
     try:
-        return datetime.strptime(" ".join(text.split()).upper(), "%m/%d/%Y %I:%M:%S %p")
+        return datetime.strptime(" ".join(text.split()).upper(), _TIME_FORMAT)
     except ValueError:
         return None
 
 
 def _duration_seconds(text: str) -> float | None:
-    parts = text.strip().split(":")
-    if len(parts) == 3 and all(p.strip().replace(".", "", 1).isdigit() for p in parts):
-        hours, minutes, seconds = (float(p) for p in parts)
-        return hours * 3600 + minutes * 60 + seconds
-    return _number(text)
+    """'08:35:15' (hours may pass 24, a day prefix 'd.' is allowed) or plain seconds."""
+    match = _DURATION.match(text.strip())
+    if match is None:
+        return _number(text)
+    days = int(match.group("d") or 0)
+    return ((days * 24 + int(match.group("h"))) * 60 + int(match.group("m"))) * 60 + float(match.group("s"))
+
+
+def _is_empty(text: str) -> bool:
+    return text.strip().casefold() in L.EMPTY_CELLS
+
+
+# --- tables to the model ---------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    jetstress: bool = False  # something only a Jetstress report has
+    summary: bool = False
+    backup: bool = False
+    recovery: bool = False
+    checksum: bool = False
+    log_texts: list[_Text] = field(default_factory=list)
 
 
 class _Reader:
@@ -160,289 +332,415 @@ class _Reader:
         self.source = source
         self.problems: list[Problem] = []
 
-    def cell_number(self, text: str, where: str) -> float | None:
-        if not text.strip() or text.strip().upper() == "N/A":
+    # -- messages
+
+    def problem(self, message: str, location: str, severity: str = "warning", lost: int = 0) -> None:
+        self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
+
+    def number(self, text: str, where: str, what: str = "a number") -> float | None:
+        """A numeric cell; empty → None; damaged → None plus a problem naming the cell."""
+        if _is_empty(text):
             return None
         value = _number(text)
         if value is None:
-            self.problems.append(
-                Problem(self.source, f"not a number: {text!r}; cell left empty", location=where)
-            )
+            self.problem(f"not {what}: {text.strip()!r}; cell left empty", where, lost=1)
         return value
 
-    def instance_table(self, table: _Table, kind: TableKind) -> InstanceTable:
-        header = [L.normalize_header(h) for h in table.rows[0]]
-        keys: list[str | None] = []
-        for text in header[1:]:
-            key = L.INSTANCE_COLUMNS.get(text)
-            if kind is TableKind.LOG_REPLICATION and key in L.REPLICATION_ALIASES:
-                key = L.REPLICATION_ALIASES[key]
-            keys.append(key)
-        unknown = [table.rows[0][i + 1] for i, k in enumerate(keys) if k is None]
-        if unknown:
-            self.problems.append(
-                Problem(
-                    self.source,
-                    f"columns not recognised and not used: {unknown}",
-                    location=f"table '{kind.value}'",
-                    severity="note",
+    # -- the whole report
+
+    def read(self, items: list[_Text | _Table]) -> Run:
+        run = Run(kind=TestKind.PERFORMANCE, machine="", sources=[self.source])
+        found = _Found()
+        instance_tables: list[_Table] = []
+        for item in items:
+            if isinstance(item, _Text):
+                if item.section == "log" and not item.is_title:
+                    found.log_texts.append(item)
+                continue
+            shape = _shape(item)
+            if shape == "instance":
+                instance_tables.append(item)
+            elif shape == "host":
+                self.host(item, run)
+            elif shape == "backup":
+                found.backup = True
+                self.backup(item, run)
+            elif shape == "recovery":
+                found.recovery = True
+                self.recovery(item, run)
+            elif shape == "checksum":
+                found.checksum = True
+                self.checksum(item, run)
+            elif shape == "disks" or item.section in _KNOWN_UNMODELLED:
+                continue
+            elif item.section == "log":
+                found.log_texts.extend(
+                    _Text(" ".join(raw.split()), raw, line, "log", False)
+                    for raw_row, line in zip(item.raw_rows, item.lines, strict=True)
+                    for raw in raw_row
+                    if raw.strip()
                 )
+            else:
+                self.pairs(item, run, found)
+        self.assign_instance_tables(instance_tables, run)
+        found.jetstress = bool(
+            found.jetstress or instance_tables or found.backup or found.recovery or found.checksum
+        )
+
+        titles = [i.text for i in items if isinstance(i, _Text) and i.section != "log"]
+        title_kind = _kind_from_titles(titles)
+        if not (found.jetstress or title_kind or any(L.REPORT_TITLE.search(t.casefold()) for t in titles)):
+            raise UnsupportedFormatError(
+                self.source,
+                "not a Jetstress report",
+                location="whole document",
+                expected="a Jetstress test result report (Test Summary, per-instance or statistics tables)",
+            )
+        run.kind = self.kind(run, title_kind, found)
+        self.require_sections(run, found)
+        if not run.machine:
+            run.machine = _machine_from_titles(titles)
+            if not run.machine:
+                self.problem("the report does not name its server", "Test Summary", severity="note")
+        self.test_log(run, found.log_texts)
+        run.problems.extend(self.problems)
+        return run
+
+    def kind(self, run: Run, title_kind: TestKind | None, found: _Found) -> TestKind:
+        log_kind = kind_from_name(run.performance_log) if run.performance_log else None
+        table_kind = (
+            TestKind.DATABASE_BACKUP
+            if found.backup
+            else TestKind.SOFT_RECOVERY
+            if found.recovery
+            else TestKind.DB_CHECKSUM
+            if found.checksum
+            else None
+        )
+        kind = title_kind or log_kind or table_kind
+        if title_kind and log_kind and title_kind is not log_kind:
+            self.problem(
+                f"the title says {title_kind.value} but the performance log "
+                f"{run.performance_log!r} is named for {log_kind.value}; the title is used",
+                "Test Summary, 'Performance Log'",
+            )
+        if kind is not None:
+            return kind
+        if not found.summary:
+            raise _missing(self.source, "Test Summary", "a 'Test Summary' table with 'Overall Test Result'")
+        raise ReportFormatError(
+            self.source,
+            "cannot tell which Jetstress test this report is about",
+            location="report title",
+            expected="'<Test> Test Result Report', a statistics table or a performance log named <Test>_...",
+        )
+
+    def require_sections(self, run: Run, found: _Found) -> None:
+        if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and not found.summary:
+            raise _missing(self.source, "Test Summary", "a 'Test Summary' table with 'Overall Test Result'")
+        required = {
+            TestKind.DATABASE_BACKUP: (
+                found.backup,
+                "Database Backup Statistics",
+                "'MBytes Transferred/sec'",
+            ),
+            TestKind.SOFT_RECOVERY: (found.recovery, "Soft Recovery Statistics", "'Log files replayed'"),
+            TestKind.DB_CHECKSUM: (found.checksum, "Checksum Statistics", "'Seen pages' and 'Bad pages'"),
+        }
+        if run.kind in required:
+            present, name, columns = required[run.kind]
+            if not present:
+                raise _missing(self.source, name, f"a '{name}' table with {columns}")
+
+    # -- label/value tables: summary, sizing, parameters, database configuration
+
+    def pairs(self, table: _Table, run: Run, found: _Found) -> None:
+        used = False
+        for row_number, row in enumerate(table.rows, start=1):
+            if len(row) < 2:
+                continue
+            label_text, value = row[0].strip(), row[1].strip()
+            label = L.normalize_label(label_text)
+            where = f"table '{table.title or 'untitled'}', row {row_number} ({label_text!r})"
+            if label in L.SUMMARY_LABELS or table.section == "summary":
+                used = found.summary = True
+                if label in ("overall test result", "jetstress version"):
+                    found.jetstress = True
+                self.summary_row(run, label_text, label, value, where)
+            elif label in L.SIZING_LABELS:
+                used = True
+                self.sizing_row(run, label, value, where)
+            elif label in L.PARAMETER_LABELS or table.section == "parameters":
+                used = True
+                run.parameters[label_text] = value
+            elif table.section == "databases" or L.DATABASE_CONFIG.match(value):
+                used = True
+                self.database_row(run, label_text, value, where)
+        if not used:
+            self.problem(
+                f"table not recognised, not used: first row {table.rows[0][:4]}",
+                f"table {table.number}" + (f" after '{table.title}'" if table.title else ""),
+                severity="note",
+            )
+
+    def summary_row(self, run: Run, label_text: str, label: str, value: str, where: str) -> None:
+        run.summary[label_text] = value
+        attr = L.SUMMARY_LABELS.get(label)
+        if attr is None:
+            return
+        if attr in L.SUMMARY_TIMES:
+            stamp = _timestamp(value)
+            if stamp is None and not _is_empty(value):
+                self.problem(f"not a time 'M/D/YYYY h:mm:ss AM': {value!r}", where, lost=1)
+            setattr(run, attr, stamp)
+        elif attr == "machine":
+            run.machine = value
+        else:
+            setattr(run, attr, value or None)
+
+    def sizing_row(self, run: Run, label: str, value: str, where: str) -> None:
+        attr = L.SIZING_LABELS[label]
+        number = self.number(value, where)
+        if attr == "database_files" and number is not None:
+            if not number.is_integer():
+                self.problem(f"a file count must be whole: {value!r}; left empty", where, lost=1)
+                return
+            setattr(run.sizing, attr, int(number))
+            return
+        setattr(run.sizing, attr, number)
+
+    def database_row(self, run: Run, instance: str, value: str, where: str) -> None:
+        match = L.DATABASE_CONFIG.match(value)
+        if match is None:
+            if not _is_empty(value):
+                self.problem(f"not 'Log path: ... Database: ...': {value!r}", where, lost=1)
+            run.databases.append(DatabaseConfig(instance, None, []))
+            return
+        paths = [p for p in L.DATABASE_PATH_SEPARATOR.split(match.group("db")) if p.strip()]
+        run.databases.append(DatabaseConfig(instance, match.group("log").strip() or None, paths))
+
+    # -- per-instance tables
+
+    def assign_instance_tables(self, tables: list[_Table], run: Run) -> None:
+        """A title decides when it fits the table's shape and that kind is still free (an untitled
+        table inherits the title before it). Otherwise the shape and the report order decide:
+        Transactional, maintenance, replication, Total — so an untitled wide table after any other
+        per-instance table is the Total table (facts §9)."""
+        taken: set[TableKind] = set()
+        for table in tables:
+            keys = {L.INSTANCE_COLUMNS.get(L.normalize_header(h)) for h in table.rows[0][1:]}
+            wide = bool(keys & L.WIDE_TABLE_KEYS)
+            titled = _INSTANCE_KINDS.get(table.section or "")
+            if wide:
+                allowed = [TableKind.TRANSACTIONAL, TableKind.TOTAL]
+                order = [TableKind.TOTAL, TableKind.TRANSACTIONAL] if taken else allowed
+            else:
+                allowed = [TableKind.BACKGROUND_MAINTENANCE, TableKind.LOG_REPLICATION]
+                reads_log = "i/o log reads/sec" in {L.normalize_header(h) for h in table.rows[0][1:]}
+                order = allowed[::-1] if reads_log else allowed
+            if titled in allowed and titled not in taken:
+                kind = titled
+            else:
+                candidates = [k for k in order if k not in taken]
+                if not candidates:
+                    self.problem(
+                        "a further per-instance table of the same shape was not used",
+                        f"table {table.number}" + (f" after '{table.title}'" if table.title else ""),
+                    )
+                    continue
+                kind = candidates[0]
+            taken.add(kind)
+            run.tables[kind] = self.instance_table(table, kind)
+        # Report order, whatever order the tables were recognised in.
+        run.tables = {kind: run.tables[kind] for kind in TableKind if kind in run.tables}
+
+    def instance_table(self, table: _Table, kind: TableKind) -> InstanceTable:
+        name = L.TABLE_NAMES[kind]
+        header = table.rows[0]
+        keys: list[str | None] = []
+        unknown: list[str] = []
+        for text in header[1:]:
+            key = L.INSTANCE_COLUMNS.get(L.normalize_header(text))
+            if kind is TableKind.LOG_REPLICATION and key is not None:
+                key = L.REPLICATION_ALIASES.get(key, key)
+            if key is None or key in keys:
+                unknown.append(text)
+                key = None
+            keys.append(key)
+        if unknown:
+            self.problem(
+                f"columns not recognised or repeated, not used: {unknown}", f"table '{name}'", "note"
             )
         result = InstanceTable(kind, source=self.source)
+        empty = 0
         for row_number, row in enumerate(table.rows[1:], start=2):
+            instance = row[0].strip()
+            if not instance:
+                self.problem(
+                    "row without an instance name skipped", f"table '{name}', row {row_number}", lost=1
+                )
+                continue
+            self.check_width(row, header, f"table '{name}', row {row_number} ({instance!r})")
             values: dict[str, float] = {}
             for column, (key, cell) in enumerate(zip(keys, row[1:], strict=False), start=2):
                 if key is None:
                     continue
-                number = self.cell_number(cell, f"table '{kind.value}', row {row_number}, column {column}")
+                if _is_empty(cell):
+                    empty += 1
+                    continue
+                column_name = header[column - 1]
+                where = f"table '{name}', row {row_number} ({instance!r}), column {column} ({column_name!r})"
+                number = self.number(cell, where)
                 if number is not None:
                     values[key] = number
-            if len(row) - 1 < len(keys):
-                self.problems.append(
-                    Problem(
-                        self.source,
-                        f"row has {len(row)} cells, expected {len(keys) + 1}",
-                        location=f"table '{kind.value}', row {row_number}",
-                    )
-                )
-            result.rows.append(InstanceRow(row[0], values))
+            result.rows.append(InstanceRow(instance, values))
+        if empty:
+            self.problem(f"{empty} empty cell(s) left without a value", f"table '{name}'", "note")
         return result
 
+    def check_width(self, row: list[str], header: list[str], where: str) -> None:
+        if len(row) < len(header):
+            missing = len(header) - len(row)
+            self.problem(f"row has {len(row)} cells, the header {len(header)}", where, lost=missing)
+        elif len(row) > len(header):
+            self.problem(f"{len(row) - len(header)} cell(s) beyond the header not used", where, "note")
 
-def _is_instance_table(table: _Table) -> bool:
-    return bool(L.INSTANCE_TABLE_FIRST_HEADER.match(L.normalize_label(table.rows[0][0])))
+    # -- host, backup, soft recovery and checksum tables
 
+    def host(self, table: _Table, run: Run) -> None:
+        name = table.title or "Host System Performance"
+        for row_number, row in enumerate(table.rows[1:], start=2):
+            where = f"table '{name}', row {row_number} ({row[0]!r})"
+            self.check_width(row, table.rows[0][:4], where)
+            cells = [*row[1:4], "", "", ""][:3]
+            average, minimum, maximum = (self.number(cell, where) for cell in cells)
+            run.host.append(HostCounter(row[0], average, minimum, maximum))
 
-def parse_report_html(text: str, source: str) -> Run:
-    text = _XML_DECLARATION.sub("", text.lstrip("\ufeff"))
-    if not sniff_report_html(text[:65536]) and "jetstress" not in text.casefold():
-        raise UnsupportedFormatError(
-            source,
-            "not a Jetstress report",
-            location="start of file",
-            expected="an HTML page mentioning Jetstress with its result tables",
-        )
-    try:
-        parser = lxml.html.HTMLParser(no_network=True, remove_comments=True, remove_pis=True, recover=True)
-        root = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
-    except (etree.ParserError, ValueError) as exc:
-        raise ReportFormatError(source, f"unreadable HTML: {exc}") from None
-    stream, _titles = _linearise(root)
-    reader = _Reader(source)
-    run = Run(kind=TestKind.PERFORMANCE, machine="", sources=[source])
-    all_text = " ".join(t for _, t in stream.texts)
+    def columns(self, table: _Table, mapping: dict[str, str]) -> Iterator[tuple[str, dict[str, str]]]:
+        """Each data row's first cell and its cells by field name, mapped from the header."""
+        header = table.rows[0]
+        fields = [mapping.get(L.normalize_header(text)) for text in header]
+        name = table.title or "statistics"
+        unknown = [text for text, f in zip(header[1:], fields[1:], strict=True) if f is None]
+        if unknown:
+            self.problem(f"columns not recognised, not used: {unknown}", f"table '{name}'", "note")
+        for row_number, row in enumerate(table.rows[1:], start=2):
+            where = f"table '{name}', row {row_number} ({row[0]!r})"
+            self.check_width(row, header, where)
+            cells = {f: cell for f, cell in zip(fields[1:], row[1:], strict=False) if f is not None}
+            yield where, {"": row[0].strip(), **cells}
 
-    kind: TestKind | None = None
-    for pattern, candidate in L.REPORT_KINDS:
-        if pattern.search(all_text.casefold()):
-            kind = candidate
-            break
+    def skip_summary_row(self, label: str, where: str) -> bool:
+        if label.casefold() in L.SUMMARY_ROW_LABELS:
+            self.problem("summary row skipped; per-server figures come from the instance rows", where, "note")
+            return True
+        return False
 
-    instance_tables: list[tuple[_Table, TableKind | None]] = []
-    log_lines: list[str] = []
-    for table in stream.tables:
-        header = [L.normalize_header(h) for h in table.rows[0]]
-        if _is_instance_table(table):
-            section = table.section
-            explicit = TableKind(section) if section in {k.value for k in TableKind} else None
-            instance_tables.append((table, explicit))
-        elif tuple(header[:4]) == L.HOST_HEADER:
-            for row in table.rows[1:]:
-                cells = [*row[1:4], "", "", ""][:3]
-                where = f"table 'host', row {row[0]!r}"
-                run.host.append(HostCounter(row[0], *(reader.cell_number(c, where) for c in cells)))
-        elif L.BACKUP_HEADER_MARK in header:
-            kind = kind or TestKind.DATABASE_BACKUP
-            for row in table.rows[1:]:
-                cells = [*row, "", "", ""]
-                run.backup.append(
-                    BackupRow(
-                        row[0],
-                        reader.cell_number(cells[1], f"table 'backup', row {row[0]!r}"),
-                        _duration_seconds(cells[2]),
-                        reader.cell_number(cells[3], f"table 'backup', row {row[0]!r}"),
-                    )
-                )
-        elif L.RECOVERY_HEADER_MARK in header:
-            kind = kind or TestKind.SOFT_RECOVERY
-            for row in table.rows[1:]:
-                cells = [*row, "", ""]
-                where = f"table 'soft recovery', row {row[0]!r}"
-                run.soft_recovery.append(
-                    SoftRecoveryRow(
-                        row[0], reader.cell_number(cells[1], where), reader.cell_number(cells[2], where)
-                    )
-                )
-        elif L.CHECKSUM_HEADER_MARK in header:
-            kind = kind or TestKind.DB_CHECKSUM
-            for row in table.rows[1:]:
-                cells = [*row, "", "", "", "", ""]
-                where = f"table 'checksum', row {row[0]!r}"
-                length = _CHECKSUM_LENGTH.search(cells[5])
-                seen, bad, correctable, wrong = (reader.cell_number(c, where) for c in cells[1:5])
-                run.checksum.append(
-                    ChecksumRow(
-                        row[0],
-                        seen_pages=seen,
-                        bad_pages=bad,
-                        correctable_pages=correctable,
-                        wrong_page_number_pages=wrong,
-                        file_length_mb=_number(length.group("mb")) if length else None,
-                        seconds_taken=_number(length.group("sec")) if length else None,
-                        is_sum=row[0].strip().casefold() == "(sum)",
-                    )
-                )
-        elif table.section == "log":
-            log_lines.extend(line for row in table.raw_rows for cell in row for line in cell.split("\n"))
-        else:
-            _key_values(table, run, reader)
-
-    _assign_instance_tables(instance_tables, run, reader)
-    log_text = "\n".join(log_lines) or _log_text(stream)
-    if log_text.strip():
-        try:
-            run.test_log = parse_test_log(log_text, source)
-        except InputError:
-            reader.problems.append(Problem(source, "test log section holds no log entries", severity="note"))
-
-    if kind is None and run.performance_log:
-        kind = kind_from_name(run.performance_log)
-    if kind is None:
-        kind = TestKind.STRESS if "stress" in all_text.casefold() else None
-    if kind is None and run.tables:
-        kind = TestKind.PERFORMANCE
-    if kind is None:
-        raise ReportFormatError(
-            source,
-            "cannot tell which Jetstress test this report is about",
-            location="title",
-            expected="'... Test Result Report', a statistics table or a performance log name",
-        )
-    run.kind = kind
-    if not run.machine:
-        found = _FROM_SERVER.search(all_text)
-        run.machine = found.group("name").strip() if found else ""
-    _require_sections(run, source)
-    run.problems.extend(reader.problems)
-    return run
-
-
-def _log_text(stream: _Stream) -> str:
-    lines: list[str] = []
-    in_log = False
-    for _, text in stream.texts:
-        section = _section_of(text)
-        if section is not None:
-            in_log = section == "log"
-            continue
-        if in_log:
-            lines.append(text)
-    return "\n".join(lines)
-
-
-def _key_values(table: _Table, run: Run, reader: _Reader) -> None:
-    for row in table.rows:
-        if len(row) < 2:
-            continue
-        label, value = L.normalize_label(row[0]), row[1].strip()
-        if label in L.SUMMARY_LABELS:
-            run.summary[row[0].strip()] = value
-            attr = L.SUMMARY_LABELS[label]
-            if attr in ("test_start", "test_end", "collection_start", "collection_end"):
-                stamp = _timestamp(value)
-                if stamp is None and value:
-                    reader.problems.append(
-                        Problem(
-                            reader.source,
-                            f"{row[0].strip()}: not a time: {value!r}",
-                            location="table 'test summary'",
-                        )
-                    )
-                setattr(run, attr, stamp)
-            else:
-                setattr(run, attr, value or None)
-        elif label in L.SIZING_LABELS:
-            number = reader.cell_number(value, f"table 'database sizing', row {row[0].strip()!r}")
-            attr = L.SIZING_LABELS[label]
-            setattr(
-                run.sizing, attr, int(number) if attr == "database_files" and number is not None else number
-            )
-        elif label in L.PARAMETER_LABELS or table.section == "parameters":
-            run.parameters[row[0].strip()] = value
-        elif table.section == "databases" or _DATABASE_CONFIG.match(value):
-            match = _DATABASE_CONFIG.match(value)
-            if match:
-                run.databases.append(
-                    DatabaseConfig(
-                        row[0].strip(),
-                        match.group("log").strip() or None,
-                        [p.strip() for p in match.group("db").split(";") if p.strip()],
-                    )
-                )
-    if run.machine is None:
-        run.machine = ""
-
-
-def _assign_instance_tables(found: list[tuple[_Table, TableKind | None]], run: Run, reader: _Reader) -> None:
-    """A title decides when it fits the table's shape and is still free (an untitled table
-    inherits the previous title); otherwise the first kind its shape allows that is still free."""
-    wide_order = [TableKind.TRANSACTIONAL, TableKind.TOTAL]
-    narrow_order = [TableKind.BACKGROUND_MAINTENANCE, TableKind.LOG_REPLICATION]
-    taken: set[TableKind] = set()
-    for table, titled in found:
-        allowed = wide_order if len(table.rows[0]) > 3 else narrow_order
-        kind = titled if titled in allowed and titled not in taken else None
-        if kind is None:
-            # Reports order them Transactional, maintenance, replication, Total: an untitled wide
-            # table after any other per-instance table is the Total table.
-            if allowed is wide_order and taken:
-                allowed = [TableKind.TOTAL, TableKind.TRANSACTIONAL]
-            candidates = [k for k in allowed if k not in taken]
-            if not candidates:
-                reader.problems.append(
-                    Problem(
-                        reader.source,
-                        "an extra per-instance table was not used",
-                        location=f"table {table.index + 1}",
-                        severity="warning",
-                    )
-                )
+    def backup(self, table: _Table, run: Run) -> None:
+        for where, cells in self.columns(table, L.BACKUP_COLUMNS):
+            if self.skip_summary_row(cells[""], where):
                 continue
-            kind = candidates[0]
-        taken.add(kind)
-        run.tables[kind] = reader.instance_table(table, kind)
+            elapsed_text = cells.get("elapsed", "")
+            elapsed = None if _is_empty(elapsed_text) else _duration_seconds(elapsed_text)
+            if elapsed is None and not _is_empty(elapsed_text):
+                self.problem(f"not a duration 'HH:MM:SS': {elapsed_text!r}; cell left empty", where, lost=1)
+            run.backup.append(
+                BackupRow(
+                    cells[""],
+                    self.number(cells.get("database_size_mb", ""), where),
+                    elapsed,
+                    self.number(cells.get("mb_per_sec", ""), where),
+                )
+            )
+
+    def recovery(self, table: _Table, run: Run) -> None:
+        for where, cells in self.columns(table, L.RECOVERY_COLUMNS):
+            if self.skip_summary_row(cells[""], where):
+                continue
+            run.soft_recovery.append(
+                SoftRecoveryRow(
+                    cells[""],
+                    self.number(cells.get("logs_replayed", ""), where),
+                    self.number(cells.get("elapsed_seconds", ""), where),
+                )
+            )
+
+    def checksum(self, table: _Table, run: Run) -> None:
+        for where, cells in self.columns(table, L.CHECKSUM_COLUMNS):
+            length_text = cells.get("length", "").strip()
+            length = L.CHECKSUM_LENGTH.match(length_text)
+            mb = seconds = None
+            if length is not None:
+                mb, seconds = self.number(length.group("mb"), where), self.number(length.group("sec"), where)
+            elif not _is_empty(length_text):
+                self.problem(f"not '<n> MB/<n> sec': {length_text!r}; cell left empty", where, lost=1)
+            run.checksum.append(
+                ChecksumRow(
+                    cells[""],
+                    seen_pages=self.number(cells.get("seen_pages", ""), where),
+                    bad_pages=self.number(cells.get("bad_pages", ""), where),
+                    correctable_pages=self.number(cells.get("correctable_pages", ""), where),
+                    wrong_page_number_pages=self.number(cells.get("wrong_page_number_pages", ""), where),
+                    file_length_mb=mb,
+                    seconds_taken=seconds,
+                    is_sum=cells[""].casefold() in L.SUM_ROW_LABELS,
+                )
+            )
+
+    # -- test log
+
+    def test_log(self, run: Run, texts: list[_Text]) -> None:
+        if not texts:
+            return
+        # Blank lines keep each piece at its source line, so log problems point into the report.
+        first_line = max(texts[0].line, 1)
+        lines: list[str] = []
+        for piece in texts:
+            while first_line + len(lines) < piece.line:
+                lines.append("")
+            lines.extend(piece.raw.split("\n"))
+        try:
+            run.test_log = parse_test_log("\n".join(lines), self.source, first_line)
+        except InputError:
+            self.problem("the Test Log section holds no log entries", f"line {first_line}", "note")
 
 
-def _require_sections(run: Run, source: str) -> None:
-    if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and not run.summary:
-        raise ReportFormatError(
-            source,
-            "required section missing: Test Summary",
-            location="whole document",
-            expected="a 'Test Summary' table with 'Overall Test Result'",
-        )
-    if run.kind is TestKind.DATABASE_BACKUP and not run.backup:
-        raise ReportFormatError(
-            source,
-            "required section missing: Database Backup Statistics",
-            expected="a table with 'MBytes Transferred/sec'",
-        )
-    if run.kind is TestKind.SOFT_RECOVERY and not run.soft_recovery:
-        raise ReportFormatError(
-            source,
-            "required section missing: Soft Recovery Statistics",
-            expected="a table with 'Log files replayed'",
-        )
-    if run.kind is TestKind.DB_CHECKSUM and not run.checksum:
-        raise ReportFormatError(
-            source, "required section missing: Checksum Statistics", expected="a table with 'Bad pages'"
-        )
+def _shape(table: _Table) -> str:
+    header = [L.normalize_header(cell) for cell in table.rows[0]]
+    if L.INSTANCE_TABLE_FIRST_HEADER.match(header[0]):
+        return "instance"
+    if tuple(header[:4]) == L.HOST_HEADER:
+        return "host"
+    columns = set(header)
+    if columns & L.BACKUP_MARKS:
+        return "backup"
+    if columns & L.RECOVERY_MARKS:
+        return "recovery"
+    if columns & L.CHECKSUM_MARKS:
+        return "checksum"
+    if header[0] == L.DISK_TABLE_FIRST_HEADER:
+        return "disks"
+    return "pairs"
 
 
-def read_report(path: str | Path) -> Run:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
-    text, _encoding = decode_bytes(data, path)
-    return parse_report_html(text, str(path))
+def _kind_from_titles(titles: list[str]) -> TestKind | None:
+    for text in titles:
+        label = L.normalize_label(text)
+        for pattern, kind in L.REPORT_KINDS:
+            if pattern.search(label):
+                return kind
+    return None
+
+
+def _machine_from_titles(titles: list[str]) -> str:
+    for text in titles:
+        found = L.FROM_SERVER.search(text)
+        if found:
+            return found.group("name").strip()
+    return ""
+
+
+def _missing(source: str, section: str, expected: str) -> ReportFormatError:
+    return ReportFormatError(
+        source, f"required section missing: {section}", location="whole document", expected=expected
+    )

@@ -1,20 +1,25 @@
-"""Write Jetstress-style HTML reports from a :class:`~esrp_report.model.Run`.
+"""Write Jetstress-style HTML test reports from a :class:`~esrp_report.model.Run`.
 
 The default markup follows what is known of real reports (facts §2.1): sections are fieldsets
-with a legend, label cells ``<td class="grid_row_header">`` with the value cell on the next line,
-``<td class="success">Pass</td>``, per-instance tables headed "MSExchange Database ==> Instances".
-:class:`ReportStyle` varies everything a reader must not depend on. Numbers are written in
-shortest round-trip form so they read back exactly.
+with a legend title, label cells ``<td class="grid_row_header">`` with the value cell on the
+next line, ``<td class="success">Pass</td>``, per-instance tables whose header row starts with
+"MSExchange Database ==> Instances", test-log lines separated by ``<br>``.
+:class:`ReportStyle` varies everything a reader must not depend on: tag and attribute case,
+quoting, line breaks, title elements, header cells, header spellings and the layout variants
+of facts §9. Numbers are written so that they read back to the same float.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
 
 from esrp_report import model as m
-from esrp_report.model import Run, TableKind, TestKind
+from esrp_report.model import DatabaseConfig, Run, TableKind, TestKind
+
+_UNQUOTABLE = re.compile(r"[A-Za-z0-9_.:/\\-]+")
 
 KIND_TITLES = {
     TestKind.PERFORMANCE: "Performance",
@@ -24,6 +29,7 @@ KIND_TITLES = {
     TestKind.DB_CHECKSUM: "DBChecksum",
 }
 
+# Header templates: {msec} is " (msec)" or nothing, {persec} a "/sec" spelling, {io} "IO" or "I/O".
 WIDE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("I/O Database Reads Average Latency{msec}", m.DB_READ_LATENCY),
     ("I/O Database Writes Average Latency{msec}", m.DB_WRITE_LATENCY),
@@ -38,12 +44,20 @@ WIDE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("I/O Log Reads Average Bytes", m.LOG_READ_BYTES),
     ("I/O Log Writes Average Bytes", m.LOG_WRITE_BYTES),
 )
-BDM_COLUMNS = (
-    ("Database Maintenance {io} Reads/sec", m.BDM_READS),
+BDM_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Database Maintenance {io} Reads{persec}", m.BDM_READS),
     ("Database Maintenance {io} Reads Average Bytes", m.BDM_READ_BYTES),
 )
-REPLICATION_COLUMNS = (("I/O Log Reads/sec", m.LOG_READS), ("I/O Log Reads Average Bytes", m.LOG_READ_BYTES))
-
+REPLICATION_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("I/O Log Reads{persec}", m.LOG_READS),
+    ("I/O Log Reads Average Bytes", m.LOG_READ_BYTES),
+)
+TABLE_COLUMNS = {
+    TableKind.TRANSACTIONAL: WIDE_COLUMNS,
+    TableKind.BACKGROUND_MAINTENANCE: BDM_COLUMNS,
+    TableKind.LOG_REPLICATION: REPLICATION_COLUMNS,
+    TableKind.TOTAL: WIDE_COLUMNS,
+}
 TABLE_TITLES = {
     TableKind.TRANSACTIONAL: "Transactional I/O Performance",
     TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
@@ -54,36 +68,74 @@ TABLE_TITLES = {
 
 @dataclass(frozen=True)
 class ReportStyle:
+    """How a report is marked up. Every field is something real reports (or pasted copies of
+    them) vary, or a layout variant seen in published appendices."""
+
     upper_tags: bool = False
+    upper_attributes: bool = False
     quote: str = '"'  # '"', "'" or "" (unquoted attributes)
-    newline: str = "\n"
+    newline: str = "\n"  # "" puts the whole page on one line
     indent: str = "  "
-    title_tag: str = "legend"  # legend | h2 | h3 | b | div | td (a one-cell row inside the table)
-    header_cell: str = "th"
-    bold_labels: bool = False
+    title_tag: str = "legend"  # legend (in a fieldset) | h2 | h3 | b | div | td (one-cell row in the table)
+    title_case: str = "title"  # title | lower | upper
+    header_cell: str = "th"  # th | td
+    label_class: bool = True  # class="grid_row_header" on label cells
+    bold_labels: bool = False  # <b> around label cells
+    layout_table: bool = False  # the whole body inside one layout table
     first_header: str = "MSExchange Database ==> Instances"
     msec_suffix: bool = True
     per_sec: str = "/sec"  # "/sec", " /sec", "/ sec", "/s"
     bdm_io: str = "IO"  # "IO" or "I/O"
-    log_path_label: bool = True
-    total_heading: bool = True
-    replication_repeats_bdm_header: bool = False
-    title_case: bool = True
+    replication_repeats_bdm_header: bool = False  # facts §9
+    # Header texts per table, replacing the templates above (same number and order of columns).
+    column_headers: tuple[tuple[TableKind, tuple[str, ...]], ...] = ()
+    log_path_label: bool = True  # "Log path:" before the log path (facts §9: may be missing)
+    unlabelled_log_paths: tuple[str, ...] = ()  # instances whose line lacks "Log path:" anyway
+    total_heading: bool = True  # False: the Total table has no title (facts §9)
+    decimals: int | None = None  # fixed decimals in instance and host tables, when exact
 
 
-def number(value: float | None) -> str:
+DEFAULT_STYLE = ReportStyle()
+
+
+def number(value: float | None, decimals: int | None = None) -> str:
+    """Text that reads back to exactly ``value``: fixed decimals when they are exact, else the
+    shortest round-trip form."""
     if value is None:
         return ""
-    if float(value).is_integer() and abs(value) < 1e15:
+    value = float(value)
+    if decimals is not None:
+        fixed = f"{value:.{decimals}f}"
+        if float(fixed) == value:
+            return fixed
+    if value.is_integer() and abs(value) < 1e15:
         return str(int(value))
-    return repr(float(value))
+    return repr(value)
 
 
 def timestamp(value: datetime | None) -> str:
+    """``M/D/YYYY h:mm:ss AM``, as Jetstress prints times."""
     if value is None:
         return ""
     hour = value.hour % 12 or 12
     return f"{value.month}/{value.day}/{value.year} {hour}:{value:%M:%S} {'AM' if value.hour < 12 else 'PM'}"
+
+
+def duration(seconds: float | None) -> str:
+    """``HH:MM:SS`` for whole seconds; other values as plain seconds (still exact)."""
+    if seconds is None:
+        return ""
+    if seconds < 0 or not float(seconds).is_integer():
+        return number(seconds)
+    whole = int(seconds)
+    return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def _version_name(version: str | None) -> str:
+    parts = (version or "").split(".")
+    if parts[0].lstrip("0") == "15":
+        return "2016" if len(parts) > 1 and parts[1].lstrip("0") == "1" else "2013"
+    return "2010"
 
 
 class _Writer:
@@ -91,92 +143,81 @@ class _Writer:
         self.style = style
         self.parts: list[str] = []
 
-    def tag(self, name: str, attrs: dict[str, str] | None = None, close: bool = False) -> str:
+    def open(self, name: str, attrs: dict[str, str] | None = None) -> str:
         s = self.style
-        name = name.upper() if s.upper_tags else name
-        if close:
-            return f"</{name}>"
-        text = "".join(f" {k}={s.quote}{v}{s.quote}" for k, v in (attrs or {}).items())
-        return f"<{name}{text}>"
+        text = ""
+        for attribute, value in (attrs or {}).items():
+            key = attribute.upper() if s.upper_attributes else attribute
+            # An unquoted value cannot hold spaces or quotes; such values get quotes anyway.
+            quote = s.quote or ("" if _UNQUOTABLE.fullmatch(value) else '"')
+            text += f" {key}={quote}{escape(value, quote=True)}{quote}"
+        return f"<{name.upper() if s.upper_tags else name}{text}>"
+
+    def close(self, name: str) -> str:
+        return f"</{name.upper() if self.style.upper_tags else name}>"
+
+    def wrap(self, name: str, content: str, attrs: dict[str, str] | None = None) -> str:
+        return f"{self.open(name, attrs)}{content}{self.close(name)}"
 
     def line(self, text: str, depth: int = 0) -> None:
         self.parts.append(self.style.indent * depth + text + self.style.newline)
 
-    def element(self, name: str, content: str, attrs: dict[str, str] | None = None, depth: int = 0) -> None:
-        self.line(f"{self.tag(name, attrs)}{content}{self.tag(name, close=True)}", depth)
+    def title_text(self, text: str) -> str:
+        case = self.style.title_case
+        return text.lower() if case == "lower" else text.upper() if case == "upper" else text
 
-    def title(self, text: str) -> str:
-        return text if self.style.title_case else text.lower()
+    def title(self, text: str) -> None:
+        """A title outside a table (the fieldset legend is written by :meth:`section`)."""
+        tag = self.style.title_tag if self.style.title_tag not in ("legend", "td") else "h3"
+        self.line(self.wrap(tag, escape(self.title_text(text))))
 
     def section(
-        self, title: str, rows: list[list[str]], header: bool = False, label_class: bool = True
+        self,
+        title: str | None,
+        rows: list[list[str]],
+        *,
+        header: bool = False,
+        labels: bool = True,
+        escaped: bool = False,
     ) -> None:
+        """A titled table. ``header``: the first row is a header row; ``labels``: the first cell
+        of each row is a row label; ``escaped``: cells are markup already."""
         s = self.style
-        title = self.title(title)
-        if s.title_tag == "legend":
-            self.line(self.tag("fieldset"))
-            self.element("legend", escape(title), depth=1)
-        elif s.title_tag != "td":
-            self.element(s.title_tag, escape(title))
-        self.line(self.tag("table", {"class": "grid"}), 1)
-        if s.title_tag == "td":
-            self.line(
-                self.tag("tr")
-                + self.tag("td", {"colspan": str(max(len(r) for r in rows))})
-                + escape(title)
-                + self.tag("td", close=True)
-                + self.tag("tr", close=True),
-                2,
-            )
+        fieldset = title is not None and s.title_tag == "legend"
+        if fieldset:
+            self.line(self.open("fieldset"))
+            self.line(self.wrap("legend", escape(self.title_text(title or ""))), 1)
+        elif title is not None and s.title_tag != "td":
+            self.title(title)
+        self.line(self.open("table", {"class": "grid"}), 1)
+        if title is not None and s.title_tag == "td":
+            width = str(max(len(r) for r in rows))
+            cell = self.wrap("td", escape(self.title_text(title)), {"colspan": width})
+            self.line(self.wrap("tr", cell), 2)
         for index, row in enumerate(rows):
-            self.line(self.tag("tr"), 2)
-            for column, cell in enumerate(row):
+            self.line(self.open("tr"), 2)
+            for column, text in enumerate(row):
                 is_header = header and index == 0
-                cell_tag = s.header_cell if is_header else "td"
-                attrs = (
-                    {"class": "grid_row_header"} if (column == 0 and label_class and not is_header) else {}
-                )
-                if not is_header and cell in ("Pass", "Fail") and column == 1:
-                    attrs = {"class": "success" if cell == "Pass" else "failure"}
-                content = escape(cell)
-                if s.bold_labels and column == 0 and not is_header:
-                    content = f"{self.tag('b')}{content}{self.tag('b', close=True)}"
-                # The value cell goes on its own line, as real reports have it.
-                self.line(f"{self.tag(cell_tag, attrs)}{content}{self.tag(cell_tag, close=True)}", 3)
-            self.line(self.tag("tr", close=True), 2)
-        self.line(self.tag("table", close=True), 1)
-        if s.title_tag == "legend":
-            self.line(self.tag("fieldset", close=True))
+                tag = s.header_cell if is_header else "td"
+                attrs: dict[str, str] = {}
+                content = text if escaped else escape(text)
+                if not is_header and column == 0 and labels:
+                    if s.label_class:
+                        attrs = {"class": "grid_row_header"}
+                    if s.bold_labels:
+                        content = self.wrap("b", content)
+                elif not is_header and column == 1 and text in ("Pass", "Fail"):
+                    attrs = {"class": "success" if text == "Pass" else "failure"}
+                # One cell per line: the value cell on the line after its label, as real reports.
+                self.line(self.wrap(tag, content, attrs), 3)
+            self.line(self.close("tr"), 2)
+        self.line(self.close("table"), 1)
+        if fieldset:
+            self.line(self.close("fieldset"))
 
 
-def _headers(columns: tuple[tuple[str, str], ...], style: ReportStyle) -> list[str]:
-    return [
-        c.format(msec=" (msec)" if style.msec_suffix else "", persec=style.per_sec, io=style.bdm_io)
-        for c, _ in columns
-    ]
-
-
-def write_report_html(run: Run, style: ReportStyle | None = None) -> str:
-    s = style or ReportStyle()
-    w = _Writer(s)
-    version = "2013" if (run.jetstress_version or "").startswith("15") else "2010"
-    kind_title = KIND_TITLES[run.kind]
-    w.line("<!DOCTYPE html>")
-    w.line(w.tag("html"))
-    w.line(
-        w.tag("head")
-        + w.tag("meta", {"charset": "utf-8"})
-        + w.tag("title")
-        + escape(f"{kind_title} Test Result Report")
-        + w.tag("title", close=True)
-        + w.tag("head", close=True)
-    )
-    w.line(w.tag("body"))
-    w.element("h1", escape(f"Microsoft Exchange Jetstress {version}"))
-    from_server = f" (from server {run.machine})" if run.machine else ""
-    w.element("h2", escape(f"{kind_title} Test Result Report{from_server}"))
-
-    summary = [
+def _summary_rows(run: Run) -> list[list[str]]:
+    standard = [
         ("Overall Test Result", run.overall_result),
         ("Machine Name", run.machine),
         ("Test Description", run.test_description),
@@ -189,23 +230,75 @@ def write_report_html(run: Run, style: ReportStyle | None = None) -> str:
         ("Operating System", run.operating_system),
         ("Performance Log", run.performance_log),
     ]
-    if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) or run.overall_result:
-        w.section("Test Summary", [[label, value or ""] for label, value in summary])
+    # The run's own spelling of a label ("ESE Version") wins; its other rows follow, raw.
+    printed = {label.casefold(): label for label in run.summary}
+    rows = [[printed.get(label.casefold(), label), value or ""] for label, value in standard]
+    known = {label.casefold() for label, _ in standard}
+    rows += [[label, value] for label, value in run.summary.items() if label.casefold() not in known]
+    return rows
+
+
+def _has_summary(run: Run) -> bool:
+    fields = (run.overall_result, run.test_start, run.collection_start, run.jetstress_version)
+    return run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) or any(f is not None for f in fields)
+
+
+def _database_cell(w: _Writer, db: DatabaseConfig) -> str:
+    s = w.style
+    lines = []
+    if db.log_path is not None:
+        labelled = s.log_path_label and db.instance not in s.unlabelled_log_paths
+        lines.append(escape(f"Log path: {db.log_path}" if labelled else db.log_path))
+    lines += [escape(f"Database: {path}") for path in db.database_paths]
+    return w.open("br").join(lines)
+
+
+def _instance_headers(kind: TableKind, style: ReportStyle) -> list[str]:
+    for table_kind, texts in style.column_headers:
+        if table_kind is kind:
+            return list(texts)
+    columns = TABLE_COLUMNS[kind]
+    if kind is TableKind.LOG_REPLICATION and style.replication_repeats_bdm_header:
+        columns = BDM_COLUMNS
+    headers = [
+        c.format(msec=" (msec)" if style.msec_suffix else "", persec=style.per_sec, io=style.bdm_io)
+        for c, _ in columns
+    ]
+    return [style.first_header, *headers]
+
+
+def _instance_tables(w: _Writer, run: Run) -> None:
+    s = w.style
+    for kind in TableKind:
+        table = run.tables.get(kind)
+        if table is None:
+            continue
+        columns = TABLE_COLUMNS[kind]
+        headers = _instance_headers(kind, s)
+        if len(headers) != len(columns) + 1:
+            raise ValueError(f"column_headers for {kind.value} need {len(columns) + 1} texts")
+        rows = [headers]
+        rows += [
+            [r.instance, *(number(r.values.get(key), s.decimals) for _, key in columns)] for r in table.rows
+        ]
+        title = TABLE_TITLES[kind] if (kind is not TableKind.TOTAL or s.total_heading) else None
+        w.section(title, rows, header=True, labels=False)
+
+
+def _statistics(w: _Writer, run: Run) -> None:
     if run.backup:
         rows = [
             ["Database Instance", "Database Size (MBytes)", "Elapsed Backup Time", "MBytes Transferred/sec"]
         ]
-        for b in run.backup:
-            elapsed = ""
-            if b.elapsed_seconds is not None:
-                secs = int(b.elapsed_seconds)
-                elapsed = f"{secs // 3600:02d}:{secs % 3600 // 60:02d}:{secs % 60:02d}"
-            rows.append([b.instance, number(b.database_size_mb), elapsed, number(b.mb_per_sec)])
-        w.section("Database Backup Statistics - All", rows, header=True)
+        rows += [
+            [b.instance, number(b.database_size_mb), duration(b.elapsed_seconds), number(b.mb_per_sec)]
+            for b in run.backup
+        ]
+        w.section("Database Backup Statistics - All", rows, header=True, labels=False)
     if run.soft_recovery:
         rows = [["Database Instance", "Log files replayed", "Elapsed seconds"]]
         rows += [[r.instance, number(r.logs_replayed), number(r.elapsed_seconds)] for r in run.soft_recovery]
-        w.section("Soft Recovery Statistics - All", rows, header=True)
+        w.section("Soft Recovery Statistics - All", rows, header=True, labels=False)
     if run.checksum:
         rows = [
             [
@@ -218,79 +311,71 @@ def write_report_html(run: Run, style: ReportStyle | None = None) -> str:
             ]
         ]
         for c in run.checksum:
-            length = (
-                f"{number(c.file_length_mb)} MB/{number(c.seconds_taken)} sec"
-                if c.file_length_mb is not None
-                else ""
-            )
-            rows.append(
-                [
-                    c.database,
-                    number(c.seen_pages),
-                    number(c.bad_pages),
-                    number(c.correctable_pages),
-                    number(c.wrong_page_number_pages),
-                    length,
-                ]
-            )
-        w.section("Checksum Statistics - All", rows, header=True)
+            length = ""
+            if c.file_length_mb is not None and c.seconds_taken is not None:
+                length = f"{number(c.file_length_mb)} MB/{number(c.seconds_taken)} sec"
+            counts = (c.seen_pages, c.bad_pages, c.correctable_pages, c.wrong_page_number_pages)
+            rows.append([c.database, *(number(v) for v in counts), length])
+        w.section("Checksum Statistics - All", rows, header=True, labels=False)
+
+
+def write_report_html(run: Run, *, style: ReportStyle = DEFAULT_STYLE) -> str:
+    """The report as text; the caller chooses the encoding (the page declares none)."""
+    s = style
+    w = _Writer(s)
+    kind_title = KIND_TITLES[run.kind]
+    from_server = f" (from server {run.machine})" if run.machine else ""
+    w.line("<!DOCTYPE html>")
+    w.line(w.open("html"))
+    w.line(w.wrap("head", w.wrap("title", escape(f"{kind_title} Test Result Report{from_server}"))))
+    w.line(w.open("body"))
+    if s.layout_table:
+        w.line(w.open("table") + w.open("tr") + w.open("td"))
+    w.line(w.wrap("h1", escape(f"Microsoft Exchange Jetstress {_version_name(run.jetstress_version)}")))
+    w.line(w.wrap("h2", escape(f"{kind_title} Test Result Report{from_server}")))
+    if _has_summary(run):
+        cells = [
+            [
+                escape(label),
+                # Jetstress links the counter log it names.
+                w.wrap("a", escape(value), {"href": value})
+                if value and label.casefold() == "performance log"
+                else escape(value),
+            ]
+            for label, value in _summary_rows(run)
+        ]
+        w.section("Test Summary", cells, escaped=True)
+    _statistics(w, run)
     sizing = run.sizing
     if any(v is not None for v in vars(sizing).values()):
-        w.section(
-            "Database Sizing and Throughput",
-            [
-                ["Achieved Transactional I/O per Second", number(sizing.achieved_iops)],
-                ["Target Transactional I/O per Second", number(sizing.target_iops)],
-                ["Initial Database Size (bytes)", number(sizing.initial_database_bytes)],
-                ["Final Database Size (bytes)", number(sizing.final_database_bytes)],
-                ["Database Files (Count)", number(sizing.database_files)],
-            ],
-        )
+        figures = [
+            ("Achieved Transactional I/O per Second", sizing.achieved_iops),
+            ("Target Transactional I/O per Second", sizing.target_iops),
+            ("Initial Database Size (bytes)", sizing.initial_database_bytes),
+            ("Final Database Size (bytes)", sizing.final_database_bytes),
+            ("Database Files (Count)", sizing.database_files),
+        ]
+        w.section("Database Sizing and Throughput", [[label, number(value)] for label, value in figures])
     if run.parameters:
         w.section("Jetstress System Parameters", [[k, v] for k, v in run.parameters.items()])
     if run.databases:
-        rows = []
-        for db in run.databases:
-            log_part = f"Log path: {db.log_path}" if s.log_path_label else (db.log_path or "")
-            rows.append([db.instance, f"{log_part} Database: {';'.join(db.database_paths)}".strip()])
-        w.section("Database Configuration", rows)
-    for kind in TableKind:
-        table = run.tables.get(kind)
-        if table is None:
-            continue
-        columns = (
-            WIDE_COLUMNS
-            if kind in (TableKind.TRANSACTIONAL, TableKind.TOTAL)
-            else BDM_COLUMNS
-            if kind is TableKind.BACKGROUND_MAINTENANCE
-            else REPLICATION_COLUMNS
-        )
-        headers = _headers(columns, s)
-        if kind is TableKind.LOG_REPLICATION and s.replication_repeats_bdm_header:
-            headers = _headers(BDM_COLUMNS, s)
-        rows = [[s.first_header, *headers]]
-        rows += [[r.instance, *(number(r.values.get(key)) for _, key in columns)] for r in table.rows]
-        if kind is TableKind.TOTAL and not s.total_heading:
-            w.line(w.tag("table", {"class": "grid"}), 1)
-            for index, row in enumerate(rows):
-                cell = s.header_cell if index == 0 else "td"
-                w.line(
-                    w.tag("tr")
-                    + "".join(w.tag(cell) + escape(c) + w.tag(cell, close=True) for c in row)
-                    + w.tag("tr", close=True),
-                    2,
-                )
-            w.line(w.tag("table", close=True), 1)
-        else:
-            w.section(TABLE_TITLES[kind], rows, header=True, label_class=False)
+        rows = [[escape(db.instance), _database_cell(w, db)] for db in run.databases]
+        w.section("Database Configuration", rows, escaped=True)
+    _instance_tables(w, run)
     if run.host:
         rows = [["Counter", "Average", "Minimum", "Maximum"]]
-        rows += [[h.name, number(h.average), number(h.minimum), number(h.maximum)] for h in run.host]
-        w.section("Host System Performance", rows, header=True, label_class=False)
-    if run.test_log is not None:
-        w.element("h3" if s.title_tag in ("legend", "td") else s.title_tag, escape(w.title("Test Log")))
-        lines = [f"{timestamp(e.timestamp)} -- {escape(e.message)}" for e in run.test_log.entries]
-        w.line(w.tag("div", {"class": "test_log"}) + w.tag("br").join(lines) + w.tag("div", close=True))
-    w.line(w.tag("body", close=True))
-    w.line(w.tag("html", close=True))
+        rows += [
+            [h.name, *(number(v, s.decimals) for v in (h.average, h.minimum, h.maximum))] for h in run.host
+        ]
+        w.section("Host System Performance", rows, header=True, labels=False)
+    if run.test_log is not None and run.test_log.entries:
+        w.title("Test Log")
+        w.line(w.open("div", {"class": "test_log"}))
+        for entry in run.test_log.entries:
+            w.line(f"{timestamp(entry.timestamp)} -- {escape(entry.message)}{w.open('br')}", 1)
+        w.line(w.close("div"))
+    if s.layout_table:
+        w.line(w.close("td") + w.close("tr") + w.close("table"))
+    w.line(w.close("body"))
+    w.line(w.close("html"))
     return "".join(w.parts)
