@@ -245,7 +245,8 @@ def _transactional_reads(
 
 def _host_counters(log: CounterLog, frame: pl.DataFrame) -> list[HostCounter]:
     counters = _first_columns(log.counters)
-    out: list[HostCounter] = []
+    labels: list[str] = []
+    exprs: list[pl.Expr] = []
     for label, (obj, counter, instance) in counter_map().host_counters.items():
         selected = counters.filter(
             (pl.col("object").str.to_lowercase() == obj.lower())
@@ -263,11 +264,17 @@ def _host_counters(log: CounterLog, frame: pl.DataFrame) -> list[HostCounter]:
         if not cols:
             continue
         series = pl.sum_horizontal([pl.col(c) for c in cols]) if len(cols) > 1 else pl.col(cols[0])
-        avg, low, high = frame.select(
-            series.mean().alias("avg"), series.min().alias("min"), series.max().alias("max")
-        ).row(0)
-        out.append(HostCounter(label, avg, low, high))
-    return out
+        labels.append(label)
+        exprs += [
+            series.mean().alias(f"avg|{label}"),
+            series.min().alias(f"min|{label}"),
+            series.max().alias(f"max|{label}"),
+        ]
+    if not exprs:
+        return []
+    # One pass over the window for every host counter.
+    stats = frame.select(exprs).row(0, named=True)
+    return [HostCounter(x, stats[f"avg|{x}"], stats[f"min|{x}"], stats[f"max|{x}"]) for x in labels]
 
 
 def _volume_means(log: CounterLog, frame: pl.DataFrame) -> dict[str, dict[str, float]]:

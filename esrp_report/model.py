@@ -338,9 +338,6 @@ class Server:
     name: str
     runs: list[Run] = field(default_factory=list)
 
-    def runs_of(self, kind: TestKind) -> list[Run]:
-        return [run for run in self.runs if run.kind == kind]
-
 
 @dataclass
 class Solution:

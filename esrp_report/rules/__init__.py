@@ -320,10 +320,8 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
     run = ev.run
     results: list[RuleResult] = []
     source = run.sources[0] if run.sources else ""
-    instances = run.instance_names() or [
-        row.instance
-        for row in ev.counter_tables.get(TableKind.TRANSACTIONAL, m.InstanceTable(TableKind.TOTAL)).rows
-    ]
+    counter_table = ev.counter_tables.get(TableKind.TRANSACTIONAL)
+    instances = run.instance_names() or (counter_table.instances() if counter_table else [])
     for rule in rules:
         threshold = rule.threshold_for(run.kind, run.generation)
         if threshold is None:
