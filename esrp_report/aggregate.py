@@ -109,7 +109,10 @@ def recovery_figures(run: Run) -> RecoveryFigures | None:
 class ServerSummary:
     server: str
     kind: str
-    achieved_iops: float | None  # transactional reads + writes, summed over instances
+    # Jetstress's own "Achieved Transactional I/O per Second" when the report states it (it is
+    # computed from unrounded samples and can differ from reads + writes by a few thousandths);
+    # else transactional reads + writes summed over instances.
+    achieved_iops: float | None
     target_iops: float | None
     conventions: dict[str, IoFigures] = field(default_factory=dict)
     source: str = ""  # "report" or "counter log"
@@ -130,10 +133,13 @@ def server_summary(
         name: figures_from_table(tables[kind]) for name, kind in CONVENTIONS.items() if kind in tables
     }
     transactional = conventions.get("transactional")
+    achieved = run.sizing.achieved_iops if source == "report" else None
+    if achieved is None and transactional is not None:
+        achieved = transactional.transfers
     return ServerSummary(
         server=server,
         kind=run.kind.value,
-        achieved_iops=transactional.transfers if transactional else None,
+        achieved_iops=achieved,
         target_iops=target_iops,
         conventions=conventions,
         source=source,

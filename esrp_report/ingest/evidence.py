@@ -13,7 +13,7 @@ from pathlib import Path
 
 from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
-from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
+from esrp_report.ingest import config_xml, counter_csv, event_log, report_html, result_xml, test_log
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
@@ -76,6 +76,7 @@ class Evidence:
     counter_logs: list[CounterLog] = field(default_factory=list)
     test_logs: list[TestLog] = field(default_factory=list)
     configs: list[tuple[Path, ConfigProfile]] = field(default_factory=list)
+    event_logs: list[event_log.EventLog] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files_read: int = 0
 
@@ -120,14 +121,9 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
                     expected="a CSV/TSV made with 'relog FILE.blg -f csv' until the BLG reader lands",
                 )
             elif fmt == EVENT_LOG:
-                evidence.problems.append(
-                    Problem(
-                        str(file),
-                        "event logs are not read yet; the event-log rule is not evaluated",
-                        severity="note",
-                    )
-                )
-                continue
+                log = event_log.read_event_log(file)
+                evidence.event_logs.append(log)
+                evidence.problems.extend(log.problems)
             evidence.files_read += 1
         except UnsupportedFormatError as exc:
             if named:
@@ -202,13 +198,13 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
     """Group what was read into runs and servers."""
     solution = Solution(name, problems=list(evidence.problems))
     runs = list(evidence.runs)
-    by_stem: dict[str, Run] = {}
+    by_stem: dict[tuple[str, str], Run] = {}
     for run in runs:
         for key in _run_keys(run):
             by_stem.setdefault(key, run)
 
     for xml_run in evidence.result_xmls:
-        key = normalized_stem(xml_run.sources[0]) if xml_run.sources else ""
+        key = _key(xml_run.sources[0]) if xml_run.sources else ("", "")
         target = by_stem.get(key)
         if target is None:
             runs.append(xml_run)
@@ -218,7 +214,7 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
             solution.problems.extend(_merge_result_xml(target, xml_run))
 
     for log in evidence.counter_logs:
-        target = by_stem.get(normalized_stem(log.source))
+        target = by_stem.get(_key(log.source))
         if target is None:
             kind = kind_from_name(log.source)
             machines = log.counters["machine"].drop_nulls().unique().to_list()
@@ -239,7 +235,7 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
                 sources=[log.source],
             )
             runs.append(target)
-            by_stem.setdefault(normalized_stem(log.source), target)
+            by_stem.setdefault(_key(log.source), target)
         elif target.counter_log is not None:
             solution.problems.append(
                 Problem(
@@ -252,11 +248,20 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
         target.counter_log = log
 
     for tlog in evidence.test_logs:
-        target = by_stem.get(normalized_stem(tlog.source))
+        target = by_stem.get(_key(tlog.source))
         if target is None and tlog.entries:
             first = tlog.entries[0].timestamp
+            folder = Path(tlog.source).parent
             target = next(
-                (r for r in runs if r.test_start and r.test_end and r.test_start <= first <= r.test_end), None
+                (
+                    r
+                    for r in runs
+                    if r.test_start
+                    and r.test_end
+                    and r.test_start <= first <= r.test_end
+                    and any(Path(s).parent == folder for s in r.sources)
+                ),
+                None,
             )
         if target is None:
             solution.problems.append(
@@ -272,16 +277,66 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
             if run.config is None and any(Path(s).parent == folder for s in run.sources):
                 run.config = profile
 
+    _count_event_errors(runs, evidence.event_logs, solution.problems)
+
     for run in runs:
         machine = run.machine or (Path(run.sources[0]).parent.name if run.sources else "unknown")
         solution.server(machine).runs.append(run)
     return solution
 
 
-def _run_keys(run: Run) -> list[str]:
-    keys = [normalized_stem(s) for s in run.sources]
-    if run.performance_log:
-        keys.append(normalized_stem(run.performance_log))
+def _count_event_errors(runs: list[Run], logs: list[event_log.EventLog], problems: list[Problem]) -> None:
+    """Error events inside each run's test window, from the event logs in the run's folder."""
+    for run in runs:
+        if run.test_start is None or run.test_end is None or not run.sources:
+            continue
+        folder = Path(run.sources[0]).parent
+        here = [log for log in logs if Path(log.source).parent == folder]
+        if not here:
+            continue
+        offsets = {
+            r.counter_log.utc_offset_minutes
+            for r in runs
+            if r.counter_log is not None
+            and r.counter_log.utc_offset_minutes is not None
+            and Path(r.counter_log.source).parent == folder
+        }
+        offset = offsets.pop() if len(offsets) == 1 else None
+        start, end, exact = event_log.window_utc(run.test_start, run.test_end, offset)
+        errors = [e for log in here for e in log.errors_between(start, end)]
+        run.event_log_errors = len(errors)
+        run.sources.extend(log.source for log in here)
+        if not exact:
+            problems.append(
+                Problem(
+                    run.sources[0],
+                    "time zone of the test unknown (no counter log with a bias in its folder): "
+                    "event-log errors counted over the window widened by the whole UTC-12..+14 range",
+                    severity="note",
+                )
+            )
+        for e in errors:
+            problems.append(
+                Problem(
+                    run.sources[0],
+                    f"error event {e.event_id} from {e.source or 'unknown source'} at "
+                    f"{e.time_utc:%Y-%m-%d %H:%M:%S} UTC during the {run.kind.value} test",
+                    severity="error",
+                )
+            )
+
+
+def _key(source: str, folder: str | None = None) -> tuple[str, str]:
+    """Files of one run share a folder and a file-name stem; the same names recur in every
+    server's folder, so the folder is part of the key."""
+    return (str(Path(source).parent) if folder is None else folder, normalized_stem(source))
+
+
+def _run_keys(run: Run) -> list[tuple[str, str]]:
+    keys = [_key(s) for s in run.sources]
+    if run.performance_log and run.sources:
+        # The report names its counter log by a path on the tested machine; it sits beside the report.
+        keys.append(_key(run.performance_log, str(Path(run.sources[0]).parent)))
     return keys
 
 
