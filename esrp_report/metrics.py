@@ -309,3 +309,23 @@ def _natural_key(name: str) -> list[object]:
     for chunk in name.replace(".", " . ").split():
         parts.append((0, int(chunk)) if chunk.isdigit() else (1, chunk))
     return parts
+
+
+def instance_series(run: Run, log: CounterLog, metric: str, max_points: int = 400) -> pl.DataFrame:
+    """One metric over the collection window: ``timestamp`` (UTC) plus one column per instance,
+    averaged into at most ``max_points`` equal time buckets (charts need shape, not 5,760 points)."""
+    columns = {
+        name: cols[metric]
+        for name, cols in sorted(_instance_columns(log).items(), key=lambda kv: _natural_key(kv[0]))
+        if metric in cols
+    }
+    frame = _window_frame(log, collection_window(run, log)).select(
+        "timestamp", *(pl.col(col).alias(name) for name, col in columns.items())
+    )
+    if frame.height <= max_points or frame.height < 2:
+        return frame
+    span = frame["timestamp"][-1] - frame["timestamp"][0]
+    every = max(span / max_points, timedelta(seconds=1))
+    return (
+        frame.sort("timestamp").group_by_dynamic("timestamp", every=every).agg(pl.exclude("timestamp").mean())
+    )

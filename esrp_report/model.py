@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 import polars as pl
 
@@ -352,3 +353,88 @@ class Solution:
         created = Server(name)
         self.servers.append(created)
         return created
+
+
+# --- The solution manifest: what the vendor states about a tested design (issue "Documents") ---
+
+SECTION_KEYS = (
+    "overview",
+    "disclaimer",
+    "features",
+    "solution_description",
+    "customer_profile",
+    "best_practices",
+    "backup_strategy",
+    "conclusion",
+    "contact",
+)
+PLACEHOLDER = "TODO(vendor)"  # marks text `esrp-report init` leaves for the vendor to write
+
+
+@dataclass
+class DocumentInfo:
+    vendor: str
+    product: str
+    title: str
+    part_number: str = ""
+    tested_date: str = ""
+    published_date: str = ""
+    exchange_version: str = "2010"
+    esrp_version: str = "3.0"
+
+
+@dataclass
+class UserProfile:
+    mailboxes: int  # total simulated mailboxes of the whole design
+    iops_per_mailbox: float  # the user profile before headroom
+    headroom_percent: float = 0.0
+    tested_iops_per_mailbox: float | None = None  # as tested; default profile x (1 + headroom)
+    mailbox_size_gb: float | None = None
+    dags: int = 1
+    servers_per_dag: int = 1
+    copies_per_database: int = 1
+    active_mailboxes_per_server: int | None = None  # default mailboxes / tested servers
+
+    @property
+    def tested_iops(self) -> float:
+        if self.tested_iops_per_mailbox is not None:
+            return self.tested_iops_per_mailbox
+        return self.iops_per_mailbox * (1 + self.headroom_percent / 100)
+
+
+@dataclass
+class ManifestServer:
+    label: str
+    results: list[str]  # folders or files, as written in the manifest (relative to it)
+
+
+@dataclass
+class KeyValueTable:
+    key: str  # "hardware", "software", "disks", or the vendor's own
+    title: str
+    rows: list[tuple[str, str]]
+
+
+@dataclass
+class Branding:
+    logo: str | None = None  # a file in the manifest's folder
+    primary_colour: str = "#1f4e79"
+    accent_colour: str = "#c00000"
+    page_size: str = "A4"  # "A4" | "Letter"
+
+
+@dataclass
+class Manifest:
+    path: str  # the manifest file
+    document: DocumentInfo
+    profile: UserProfile
+    servers: list[ManifestServer]
+    tables: list[KeyValueTable] = field(default_factory=list)
+    sections: dict[str, str] = field(default_factory=dict)  # Markdown, keys from SECTION_KEYS
+    convention: str = "esrp-3.0"
+    convention_overrides: dict[str, Any] = field(default_factory=dict)
+    branding: Branding = field(default_factory=Branding)
+    template: str = "esrp"
+    template_override: str | None = None  # a folder searched before templates/
+    database_capacity_gb: float | None = None  # formatted capacity for databases (GiB)
+    rules_file: str | None = None
