@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from esrp_report.assess import SolutionAssessment, assess
+from esrp_report.document import Document, build_document
+from esrp_report.errors import EsrpError, InputError
 from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
+from esrp_report.ingest.manifest import read_manifest
+from esrp_report.manifest_init import init_manifest
+from esrp_report.model import Manifest, Problem, Solution
 from esrp_report.render import payload
+from esrp_report.render.html import TEMPLATES, render_html
+from esrp_report.render.pdf import render_pdf
 from esrp_report.rules import load_rules
 
 
@@ -60,3 +70,90 @@ def inspect(path: Path) -> dict[str, Any]:
     else:
         out["problems"] = [{"message": f"{fmt} files are recognised but not read yet"}]
     return out
+
+
+@dataclass
+class BuildResult:
+    document: Document
+    files: list[Path] = field(default_factory=list)
+    pages: int | None = None
+    refused: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+FORMATS = ("html", "pdf")
+__all__ = ["FORMATS", "BuildResult", "build", "check", "init_manifest", "inspect", "solution_from_manifest"]
+
+
+def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]]:
+    """Read each server's results folders, in manifest order; label each machine as the manifest does."""
+    base = Path(manifest.path).resolve().parent
+    solution = Solution(Path(manifest.path).stem)
+    labels: dict[str, str] = {}
+    for entry in manifest.servers:
+        paths = [base / p for p in entry.results]
+        part = ev.load_solution(paths, entry.label)
+        solution.problems.extend(part.problems)
+        if len(part.servers) != 1:
+            names = ", ".join(s.name for s in part.servers)
+            solution.problems.append(
+                Problem(
+                    manifest.path,
+                    f"{entry.label}: the results hold {len(part.servers)} machines ({names}); expected one",
+                    severity="warning",
+                )
+            )
+        for server in part.servers:
+            if any(s.name.casefold() == server.name.casefold() for s in solution.servers):
+                raise InputError(
+                    manifest.path,
+                    f"{entry.label}: machine {server.name} is already another server's",
+                    location="[[servers]]",
+                    expected="each machine's results under one server",
+                )
+            solution.servers.append(server)
+            labels[server.name] = entry.label
+    return solution, labels
+
+
+def build(
+    manifest_path: Path,
+    out_dir: Path,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    generated: datetime | None = None,
+    progress: Callable[[str], None] = lambda _message: None,
+) -> BuildResult:
+    """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``."""
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    manifest = read_manifest(manifest_path)
+    progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
+    solution, labels = solution_from_manifest(manifest)
+    progress(f"read the evidence of {len(solution.servers)} machines")
+    base = Path(manifest.path).resolve().parent
+    rules = load_rules(base / manifest.rules_file if manifest.rules_file else None)
+    assessment = assess(solution, rules)
+    doc = build_document(manifest, assessment, rules, labels)
+    when = generated or datetime.now(UTC)
+    result = BuildResult(doc)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = manifest_path.stem
+    if "html" in formats:
+        html = render_html(doc, generated=when)
+        target = out_dir / f"{stem}.html"
+        target.write_text(html, encoding="utf-8")
+        result.files.append(target)
+        progress(f"wrote {target}")
+    if "pdf" in formats:
+        printable = render_html(doc, generated=when, for_pdf=True)
+        pdf = render_pdf(printable, allowed_roots=[base, TEMPLATES], base_url=base)
+        target = out_dir / f"{stem}.pdf"
+        target.write_bytes(pdf.pdf)
+        result.files.append(target)
+        result.pages = pdf.pages
+        result.refused = pdf.refused
+        result.warnings = pdf.warnings
+        progress(f"wrote {target} ({pdf.pages} pages)")
+    return result

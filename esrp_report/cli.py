@@ -16,6 +16,7 @@ from esrp_report import __version__, api
 from esrp_report import doctor as doctor_checks
 from esrp_report.assess import SolutionAssessment
 from esrp_report.errors import EsrpError
+from esrp_report.model import PLACEHOLDER
 from esrp_report.render import payload
 from esrp_report.render.numbers import fmt_number
 from esrp_report.rules import RuleResult, Status
@@ -89,6 +90,76 @@ def check(
     raise typer.Exit(
         EXIT_FAIL if status is Status.FAIL else EXIT_PASS if status is Status.PASS else EXIT_UNUSABLE
     )
+
+
+@app.command()
+def build(
+    manifest: Annotated[Path, typer.Argument(help="The solution manifest (TOML).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the HTML and PDF.")] = Path("out"),
+    formats: Annotated[str, typer.Option("--format", help="Comma-separated: html, pdf.")] = "html,pdf",
+    allow_fail: Annotated[
+        bool, typer.Option("--allow-fail", help="Exit 0 even when the design fails (to get a draft).")
+    ] = False,
+) -> None:
+    """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
+
+    Exit status: 0 pass, 1 the design fails (unless --allow-fail), 2 unusable input.
+    """
+    console = _console()
+    chosen = tuple(f.strip() for f in formats.split(",") if f.strip())
+    try:
+        with console.status("building", spinner="dots") as status:
+            result = api.build(manifest, out, formats=chosen, progress=status.update)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    doc = result.document
+    for warning in result.warnings:
+        console.print(f"[yellow]PDF engine warning:[/] {warning}", markup=True)
+    for url in result.refused:
+        console.print(f"[yellow]refused to fetch:[/] {url}", markup=True)
+    if doc.placeholders:
+        console.print(f"[yellow]placeholder text left in:[/] {', '.join(doc.placeholders)}", markup=True)
+    errors = [p for p in doc.problems if p.severity == "error"]
+    if errors or doc.disagreements:
+        console.print(
+            f"{len(doc.problems)} evidence notes ({len(errors)} errors) and {len(doc.disagreements)} "
+            "disagreements are listed in the document's Evidence notes."
+        )
+    for failure in doc.failures:
+        console.print(
+            f"[bold red]FAIL[/] {failure.server} {failure.run_kind} {failure.instance or ''}: "
+            f"{failure.rule} {failure.value} (limit {failure.limit})",
+            markup=True,
+        )
+    style = STATUS_STYLE[doc.verdict]
+    pages = f", {result.pages} PDF pages" if result.pages is not None else ""
+    console.print(
+        f"Solution [bold]{doc.manifest.document.title}[/]: [{style}]{doc.verdict.value.upper()}[/]{pages}",
+        markup=True,
+    )
+    for file in result.files:
+        console.print(f"  wrote {file}")
+    if doc.verdict is Status.FAIL and not allow_fail:
+        raise typer.Exit(EXIT_FAIL)
+
+
+@app.command()
+def init(
+    results: Annotated[list[Path], typer.Argument(help="Results folders, one per server.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The manifest file to write.")] = Path(
+        "manifest.toml"
+    ),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing manifest.")] = False,
+) -> None:
+    """Write a starting manifest from results folders, with marked places for the vendor's text."""
+    if out.exists() and not force:
+        raise _error(f"{out} exists; use --force to overwrite it")
+    try:
+        text = api.init_manifest(results, out)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    out.write_text(text, encoding="utf-8")
+    _console().print(f"wrote {out} ({len(results)} results folders); fill in the {PLACEHOLDER} markers")
 
 
 @app.command()

@@ -210,7 +210,6 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
     ]
     io, lat = conv.io_decimals, conv.latency_decimals
     return [
-        Row(lab["database_io"], "", [], heading=True),
         Row(lab["achieved"], target_text, achieved_cells),
         Row(lab["reads"], "N/A", cells("reads", io)),
         Row(lab["writes"], "N/A", cells("writes", io)),

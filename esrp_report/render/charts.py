@@ -1,0 +1,104 @@
+"""Inline SVG charts drawn with matplotlib (Agg-free SVG backend, offline, deterministic).
+
+Each chart is returned as SVG text with its ids prefixed, so many charts can share one HTML page
+without id clashes. Fonts are left as text (``svg.fonttype = none``) so the PDF keeps them
+searchable and the HTML stays small.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib as mpl
+
+mpl.use("svg")
+import matplotlib.pyplot as plt
+import polars as pl
+from matplotlib.figure import Figure
+
+STYLE: dict[str, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "esrp-report",
+    "font.family": "sans-serif",
+    "font.size": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+PALETTE = ("#1f4e79", "#2e75b6", "#9dc3e6", "#c55a11", "#70ad47")
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def _svg(fig: Figure, prefix: str) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"}, bbox_inches="tight")
+    plt.close(fig)
+    text = buffer.getvalue()
+    text = text[text.index("<svg") :]  # drop the XML declaration and doctype: inline in HTML
+    for ident in set(_ID.findall(text)):
+        new = f"{prefix}-{ident}"
+        text = text.replace(f'id="{ident}"', f'id="{new}"').replace(f"#{ident})", f"#{new})")
+        text = text.replace(f'href="#{ident}"', f'href="#{new}"')
+    return text
+
+
+def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix: str) -> str:
+    """One line per instance over the collection window, with the threshold drawn across."""
+    with plt.rc_context(STYLE):  # type: ignore[arg-type]
+        fig, ax = plt.subplots(figsize=(6.6, 2.6))
+        if series.height:
+            start = series["timestamp"][0]
+            minutes = ((series["timestamp"] - start).dt.total_seconds() / 60).to_numpy()
+            for i, name in enumerate(c for c in series.columns if c != "timestamp"):
+                ax.plot(minutes, series[name].to_numpy(), linewidth=0.7, color=PALETTE[i % 2], alpha=0.6)
+        if limit is not None:
+            ax.axhline(limit, color="#c00000", linewidth=1.2, linestyle="--", label=f"limit {limit:g} ms")
+            ax.legend(loc="upper right", frameon=False)
+        ax.set_xlabel("minutes into the collection window")
+        ax.set_ylabel("ms")
+        ax.set_ylim(bottom=0)
+        ax.set_title(title, loc="left")
+        return _svg(fig, prefix)
+
+
+def achieved_vs_target_chart(
+    labels: Sequence[str], achieved: Sequence[float | None], targets: Sequence[float | None], prefix: str
+) -> str:
+    with plt.rc_context(STYLE):  # type: ignore[arg-type]
+        fig, ax = plt.subplots(figsize=(6.6, 2.6))
+        xs = range(len(labels))
+        ax.bar(xs, [a or 0 for a in achieved], color=PALETTE[0], label="achieved")
+        ax.scatter(
+            xs,
+            [t if t is not None else float("nan") for t in targets],
+            color="#c00000",
+            marker="_",
+            s=400,
+            label="target",
+            zorder=3,
+        )
+        ax.set_xticks(list(xs), labels, rotation=30, ha="right")
+        ax.set_ylabel("transactional IOPS")
+        ax.legend(loc="lower right", frameon=False)
+        ax.set_title("Achieved vs target transactional IOPS", loc="left")
+        return _svg(fig, prefix)
+
+
+def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]], prefix: str) -> str:
+    """Stacked IOPS per server: transactional, maintenance, log."""
+    with plt.rc_context(STYLE):  # type: ignore[arg-type]
+        fig, ax = plt.subplots(figsize=(6.6, 2.6))
+        xs = list(range(len(labels)))
+        bottom = [0.0] * len(labels)
+        for i, (name, values) in enumerate(parts.items()):
+            ax.bar(xs, values, bottom=bottom, color=PALETTE[i % len(PALETTE)], label=name)
+            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        ax.set_xticks(xs, labels, rotation=30, ha="right")
+        ax.set_ylabel("IOPS")
+        ax.legend(loc="lower right", frameon=False, fontsize=7)
+        ax.set_title("IOPS by kind", loc="left")
+        return _svg(fig, prefix)
