@@ -71,9 +71,19 @@ def environment(override: Path | None, name: str) -> jinja2.Environment:
     env.filters["hms"] = duration
     env.filters["basename"] = lambda path: str(path).replace("\\", "/").rsplit("/", 1)[-1]
     env.filters["css_string"] = css_string
+    env.filters["chart"] = lambda svg, for_pdf: _chart_markup(svg, for_pdf=for_pdf)
     env.globals["Status"] = Status
     env.globals["TableKind"] = m.TableKind
     return env
+
+
+def _chart_markup(svg: str, *, for_pdf: bool) -> Markup:
+    """Inline SVG in HTML; an SVG image in the PDF, where WeasyPrint draws it with its SVG renderer
+    (inline, it would parse the SVG's style attributes as HTML CSS and warn on each)."""
+    if for_pdf:
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        return Markup(f'<img class="chart" alt="chart" src="data:image/svg+xml;base64,{data}">')
+    return Markup(svg)
 
 
 def css_string(text: str) -> str:

@@ -1,0 +1,164 @@
+"""`esrp-report build` end to end: the VMAX sample to HTML and PDF, a failing variant, security."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from esrp_report.api import build
+from esrp_report.cli import app
+from esrp_report.ingest.manifest import ManifestError, read_manifest
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+runner = CliRunner()
+FIXED_CLOCK = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _pdf_text(path: Path) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(path).pages)
+
+
+@pytest.fixture(scope="module")
+def vmax_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("vmax")
+    result = runner.invoke(app, ["build", str(SAMPLES / "vmax.toml"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "PASS" in result.output
+    return out
+
+
+def test_vmax_pdf_has_pages_toc_bookmarks_and_the_aggregate(vmax_build: Path) -> None:
+    reader = PdfReader(vmax_build / "vmax.pdf")
+    assert len(reader.pages) >= 30
+    titles = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert titles[:3] == ["Overview", "Disclaimer", "Features"]
+    assert "Appendix A: Test reports" in titles
+    nested = [item for item in reader.outline if isinstance(item, list)]
+    assert nested, "h2 sections become nested bookmarks"
+    text = _pdf_text(vmax_build / "vmax.pdf")
+    toc = text[text.index("Table of contents") : text.index("Table of contents") + 1500]
+    assert re.search(r"Test results summary\s*\.*\s*\d+", toc), toc
+    aggregate = text[text.index("Values across all servers") :][:800]
+    for figure in ("14,422.400", "14,000", "8,877.636", "5,544.760", "18.391", "3.425", "4,978.223", "0.891"):
+        assert figure in aggregate, figure
+    # The published slips are not reproduced.
+    for slip in ("899.57", "9890.577", "9,890.577", "4,975.233", "498.536"):
+        assert slip not in text, slip
+    assert re.search(r"Page \d+ of \d+", text)
+
+
+def test_vmax_html_is_self_contained(vmax_build: Path) -> None:
+    html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
+    assert "<svg" in html and 'id="aggregate-table"' in html
+    assert not re.search(r"<(link|script)\b", html)
+    assert not re.search(r'\ssrc="(?!data:)', html), "every image is inline"
+
+
+def _failing_copy(tmp_path: Path) -> Path:
+    shutil.copytree(SAMPLES / "3650-4", tmp_path / "3650-4")
+    report = tmp_path / "3650-4" / "Performance_2012_4_25_15_29_35.html"
+    html = report.read_text(encoding="utf-8")
+    assert html.count("<td>15.079</td>") == 2  # transactional and total tables
+    report.write_text(html.replace("<td>15.079</td>", "<td>23.079</td>"), encoding="utf-8")
+    shutil.copy(SAMPLES / "netapp.toml", tmp_path / "netapp.toml")
+    return tmp_path / "netapp.toml"
+
+
+def test_failing_design_renders_fail_with_server_instance_and_rule(tmp_path: Path) -> None:
+    manifest = _failing_copy(tmp_path)
+    result = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.output and "Instance4760.1" in result.output
+    allowed = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--allow-fail"])
+    assert allowed.exit_code == 0, allowed.output
+    text = _pdf_text(tmp_path / "out" / "netapp.pdf")
+    summary = text[text.index("Fail: the design does not meet") :][:600]
+    assert "3650-4" in summary and "Instance4760.1" in summary and "Database read average latency" in summary
+    assert re.search(r"Instance4760\.1\s*\(Fail\)\s*23\.079", text), "the appendix marks the failing row"
+    html = (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
+    assert 'class="verdict fail"' in html and "Solution verdict: Fail" in html
+
+
+HOSTILE = '<script>alert(1)</script><img src="file:///etc/passwd"> http://attacker.invalid/x.png'
+
+
+def test_hostile_manifest_text_renders_escaped_and_inert(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLES / "3650-4", tmp_path / "3650-4")
+    text = (SAMPLES / "netapp.toml").read_text(encoding="utf-8")
+    text = text.replace('label = "3650-4"', f"label = '{HOSTILE}'")
+    text = text.replace('vendor = "NetApp"', f"vendor = '{HOSTILE}'")
+    text = text.replace(
+        "[sections]\n",
+        f"[sections]\nfeatures = '''\n{HOSTILE}\n\n[x](javascript:alert(1)) ![i](http://attacker.invalid/i.png)\n'''\n",
+    )
+    (tmp_path / "m.toml").write_text(text, encoding="utf-8")
+    result = build(tmp_path / "m.toml", tmp_path / "out", generated=FIXED_CLOCK)
+    html = (tmp_path / "out" / "m.html").read_text(encoding="utf-8")
+    assert "<script" not in html
+    assert '<img src="file:' not in html and "javascript:" not in html.replace("[x](javascript:", "")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert not re.search(r'<img[^>]+src="http', html)
+    assert result.refused == []  # nothing fetchable was left in the document
+    pdf_text = _pdf_text(tmp_path / "out" / "m.pdf")
+    assert "<script>alert(1)</script>" in pdf_text  # shown as text
+    assert "root:x:0:0" not in pdf_text
+
+
+def test_pdf_fetcher_refuses_files_outside_and_the_network(tmp_path: Path) -> None:
+    from esrp_report.render.pdf import render_pdf
+
+    inside = tmp_path / "ok.svg"
+    inside.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>', encoding="utf-8")
+    html = (
+        '<p>x</p><img src="file:///etc/passwd"><img src="http://127.0.0.1:9/x.png">'
+        '<link rel="stylesheet" href="https://example.invalid/s.css">'
+        f'<img src="{inside.as_uri()}">'
+    )
+    result = render_pdf(html, allowed_roots=[tmp_path])
+    assert "file:///etc/passwd" in result.refused
+    assert "http://127.0.0.1:9/x.png" in result.refused
+    assert "https://example.invalid/s.css" in result.refused
+    assert inside.as_uri() not in result.refused
+    assert result.pages == 1
+
+
+def test_manifest_errors_name_file_and_key(tmp_path: Path) -> None:
+    path = tmp_path / "m.toml"
+    base = (SAMPLES / "netapp.toml").read_text(encoding="utf-8")
+    path.write_text(base.replace("[profile]\n", "[profile]\nmailbox = 3\n"), encoding="utf-8")
+    with pytest.raises(ManifestError) as err:
+        read_manifest(path)
+    assert str(path) in str(err.value) and "mailbox" in str(err.value) and "mailboxes" in str(err.value)
+    path.write_text(base.replace("mailboxes = 1000", 'mailboxes = "many"'), encoding="utf-8")
+    with pytest.raises(ManifestError, match="wrong type"):
+        read_manifest(path)
+    path.write_text(base + '\n[branding]\nlogo = "../../etc/passwd"\n', encoding="utf-8")
+    with pytest.raises(ManifestError, match="leaves the manifest's folder"):
+        read_manifest(path)
+    path.write_text(base + "\n[document\n", encoding="utf-8")
+    with pytest.raises(ManifestError, match="not valid TOML"):
+        read_manifest(path)
+
+
+def test_init_writes_a_manifest_that_builds(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLES / "EMAIL5", tmp_path / "EMAIL5")
+    manifest = tmp_path / "docs" / "m.toml"
+    manifest.parent.mkdir()
+    result = runner.invoke(app, ["init", str(tmp_path / "EMAIL5"), "-o", str(manifest)])
+    assert result.exit_code == 0, result.output
+    loaded = read_manifest(manifest)
+    assert loaded.servers[0].label == "EMAIL5" and loaded.servers[0].results == ["../EMAIL5"]
+    assert loaded.profile.active_mailboxes_per_server == 10000 and loaded.profile.iops_per_mailbox == 0.14
+    assert "TODO(vendor)" in loaded.document.vendor
+    assert any(v == "14.01.0225.017" for _, v in loaded.tables[0].rows)
+    again = runner.invoke(app, ["init", str(tmp_path / "EMAIL5"), "-o", str(manifest)])
+    assert again.exit_code == 2
+    built = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--format", "html"])
+    assert built.exit_code == 0, built.output
+    assert "placeholder text left in" in built.output
