@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench samples clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/esrp-report check samples/EMAIL5 || test $$? -eq 1
+	$(BIN)/esrp-report build samples/vmax.toml -o out
 
 test: $(STAMP)
 	$(BIN)/ruff check esrp_report tests benchmarks samples
@@ -22,6 +22,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
+
+samples: $(STAMP)
+	$(BIN)/python samples/make_samples.py
+	$(BIN)/python samples/make_vmax.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
