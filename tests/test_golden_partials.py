@@ -1,0 +1,68 @@
+"""Golden files for the table partials: deterministic output from fixed inputs.
+
+Regenerate after a deliberate change with ESRP_UPDATE_GOLDEN=1, look at the diff, commit it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from esrp_report.document import Cell, Failure, Row, SummaryTable
+from esrp_report.render.html import environment
+from esrp_report.rules import Status
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+SUMMARY = SummaryTable(
+    "Individual server metrics for Server 1 through Server 2",
+    "Target values",
+    ["Server 1", "Server <2>"],
+    [
+        Row(
+            "Achieved transactional I/O per sec",
+            "1,400",
+            [Cell(1424.4135, 3), Cell(1399.9, 3, status=Status.FAIL)],
+        ),
+        Row("I/O database reads average latency (msec)", "< 20 msec", [Cell(18.5465, 3), Cell(None, 3)]),
+        Row("Transaction log I/O", "", [], heading=True),
+        Row("Log writes/sec", "N/A", [Cell(4978.2229, 3), Cell(0.0005, 3)]),
+    ],
+    note="Rates are summed over servers.",
+)
+CASES = {
+    "summary_table": (
+        "partials/summary_table.html",
+        {"table": SUMMARY, "table_id": "t1", "first_heading": "Database I/O", "Status": Status},
+    ),
+    "kv_table": ("partials/kv_table.html", {"rows": [("Storage cache", "352 GB"), ("<b>x</b>", "a & b")]}),
+    "failures": (
+        "partials/failures.html",
+        {
+            "failures": [
+                Failure(
+                    "Server 4",
+                    "Performance",
+                    "Instance2756.3",
+                    "Database read average latency",
+                    "db-read-latency-avg",
+                    "21.400 ms",
+                    "< 20.000 ms",
+                    "report",
+                )
+            ]
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_partial_matches_golden(name: str) -> None:
+    template, context = CASES[name]
+    rendered = environment(None, "esrp").get_template(template).render(**context)
+    golden = GOLDEN / f"{name}.html"
+    if os.environ.get("ESRP_UPDATE_GOLDEN"):
+        golden.write_text(rendered, encoding="utf-8")
+    assert rendered == golden.read_text(encoding="utf-8")
