@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,8 +21,16 @@ from esrp_report.ingest.manifest import read_manifest
 from esrp_report.manifest_init import init_manifest
 from esrp_report.model import Manifest, Problem, Solution
 from esrp_report.render import payload
-from esrp_report.render.html import TEMPLATES, render_html
-from esrp_report.render.pdf import render_pdf
+from esrp_report.render.charts import draw
+from esrp_report.render.html import (
+    APPENDIX_TITLE,
+    TEMPLATES,
+    chart_plan,
+    fill_charts,
+    render_html,
+    render_print,
+)
+from esrp_report.render.pdf import PartJob, join_parts, render_part, warm_up
 from esrp_report.rules import load_rules
 
 
@@ -123,13 +135,44 @@ def build(
     formats: tuple[str, ...] = FORMATS,
     generated: datetime | None = None,
     progress: Callable[[str], None] = lambda _message: None,
+    jobs: int | None = None,
 ) -> BuildResult:
-    """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``."""
+    """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
+
+    ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores)."""
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
     manifest = read_manifest(manifest_path)
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
+    jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
+    with _workers(jobs) as pool:
+        return _build(
+            manifest,
+            manifest_path=manifest_path,
+            out_dir=out_dir,
+            formats=formats,
+            generated=generated,
+            progress=progress,
+            jobs=jobs,
+            pool=pool,
+        )
+
+
+def _build(
+    manifest: Manifest,
+    *,
+    manifest_path: Path,
+    out_dir: Path,
+    formats: tuple[str, ...],
+    generated: datetime | None,
+    progress: Callable[[str], None],
+    jobs: int,
+    pool: ProcessPoolExecutor | None,
+) -> BuildResult:
+    if pool is not None:  # workers load their libraries while the evidence is read here
+        for _ in range(jobs):
+            pool.submit(warm_up)
     solution, labels = solution_from_manifest(manifest)
     progress(f"read the evidence of {len(solution.servers)} machines")
     base = Path(manifest.path).resolve().parent
@@ -140,20 +183,48 @@ def build(
     result = BuildResult(doc)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = manifest_path.stem
-    if "html" in formats:
-        html = render_html(doc, generated=when)
-        target = out_dir / f"{stem}.html"
-        target.write_text(html, encoding="utf-8")
-        result.files.append(target)
-        progress(f"wrote {target}")
+    plan = chart_plan(doc)
+    drawn: dict[str, str] = {}
+    pending = []
+    parts = []
     if "pdf" in formats:
-        printable = render_html(doc, generated=when, for_pdf=True)
-        pdf = render_pdf(printable, allowed_roots=[base, TEMPLATES], base_url=base)
+        parts = render_print(doc, generated=when, plan=plan)
+        part_jobs = [PartJob(p.html, p.charts, [base, TEMPLATES], base) for p in parts]
+        progress(f"laying out {len(parts)} pieces of the PDF on {jobs} core{'s' if jobs > 1 else ''}")
+        pending = [pool.submit(render_part, job) for job in part_jobs] if pool else []
+    # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
+    screen = render_html(doc, generated=when, plan=plan, drawn=None) if "html" in formats else None
+    if "pdf" in formats:
+        pieces = [f.result() for f in pending] if pool else [render_part(job) for job in part_jobs]
+        joined = join_parts(
+            pieces, appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+        )
+        for piece in pieces:
+            drawn.update(piece.drawn)
+            result.refused += piece.refused
+            result.warnings += [w for w in piece.warnings if w not in result.warnings]
         target = out_dir / f"{stem}.pdf"
-        target.write_bytes(pdf.pdf)
+        target.write_bytes(joined.pdf)
         result.files.append(target)
-        result.pages = pdf.pages
-        result.refused = pdf.refused
-        result.warnings = pdf.warnings
-        progress(f"wrote {target} ({pdf.pages} pages)")
+        result.pages = joined.pages
+        progress(f"wrote {target} ({joined.pages} pages)")
+    if screen is not None:
+        missing = [spec for spec in plan.all() if spec.key not in drawn]
+        keys = [spec.key for spec in missing]
+        drawn.update(zip(keys, pool.map(draw, missing) if pool else map(draw, missing), strict=True))
+        target = out_dir / f"{stem}.html"
+        target.write_text(fill_charts(screen, drawn, for_pdf=False), encoding="utf-8")
+        result.files.insert(0, target)
+        progress(f"wrote {target}")
     return result
+
+
+@contextmanager
+def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes for the PDF's pieces and the charts; none when one core is asked for.
+    Spawned, not forked: the parent has Polars' threads running."""
+    if jobs == 1:
+        yield None
+        return
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield pool

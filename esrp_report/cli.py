@@ -100,6 +100,10 @@ def build(
     allow_fail: Annotated[
         bool, typer.Option("--allow-fail", help="Exit 0 even when the design fails (to get a draft).")
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option("-j", "--jobs", min=1, help="Processes for the PDF and charts (default: all cores)."),
+    ] = None,
 ) -> None:
     """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
 
@@ -109,7 +113,7 @@ def build(
     chosen = tuple(f.strip() for f in formats.split(",") if f.strip())
     try:
         with console.status("building", spinner="dots") as status:
-            result = api.build(manifest, out, formats=chosen, progress=status.update)
+            result = api.build(manifest, out, formats=chosen, progress=status.update, jobs=jobs)
     except EsrpError as exc:
         raise _error(str(exc)) from None
     doc = result.document

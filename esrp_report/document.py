@@ -125,6 +125,16 @@ class ServerView:
     target: float | None = None
 
 
+@dataclass(frozen=True)
+class DisagreementGroup:
+    """The disagreements of one test report, summed up for the body; the appendix lists each."""
+
+    server: str
+    test: str
+    count: int
+    largest: Disagreement
+
+
 @dataclass
 class Document:
     manifest: Manifest
@@ -142,6 +152,7 @@ class Document:
     servers: list[ServerView]
     disagreements: list[Disagreement]
     problems: list[Problem]
+    disagreement_groups: list[DisagreementGroup] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)  # sections still holding PLACEHOLDER
 
     @property
@@ -411,6 +422,7 @@ def build_document(
     views: list[ServerView] = []
     failures: list[Failure] = []
     disagreements: list[Disagreement] = []
+    groups: list[DisagreementGroup] = []
     for i, (label, s) in enumerate(servers, start=1):
         runs = sorted(s.runs, key=lambda r: APPENDIX_ORDER.index(r.run.kind))
         run_views = [_run_view(r, label, f"server-{i}-{r.run.kind.value.lower()}", conv) for r in runs]
@@ -429,6 +441,9 @@ def build_document(
         for rv in run_views:
             failures.extend(rv.failures)
             disagreements.extend(rv.disagreements)
+            if rv.disagreements:
+                largest = max(rv.disagreements, key=lambda d: d.relative_difference)
+                groups.append(DisagreementGroup(label, rv.run.kind.value, len(rv.disagreements), largest))
         for ra in s.runs:
             problems.extend(ra.problems)
         if s.missing_kinds:
@@ -497,6 +512,7 @@ def build_document(
         failures=failures,
         servers=views,
         disagreements=disagreements,
+        disagreement_groups=groups,
         problems=problems,
         placeholders=placeholders,
     )

@@ -2,7 +2,8 @@
 
 Each chart is returned as SVG text with its ids prefixed, so many charts can share one HTML page
 without id clashes. Fonts are left as text (``svg.fonttype = none``) so the PDF keeps them
-searchable and the HTML stays small.
+searchable and the HTML stays small. matplotlib is loaded on the first chart, not on import: a
+build draws its charts in worker processes, and `check` draws none.
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import matplotlib as mpl
-
-mpl.use("svg")
-import matplotlib.pyplot as plt
-import polars as pl
-from matplotlib.figure import Figure
+if TYPE_CHECKING:
+    import polars as pl
+    from matplotlib.figure import Figure
 
 STYLE: dict[str, Any] = {
     "svg.fonttype": "none",
@@ -33,10 +33,22 @@ PALETTE = ("#1f4e79", "#2e75b6", "#9dc3e6", "#c55a11", "#70ad47")
 _ID = re.compile(r'\bid="([^"]+)"')
 
 
-def _svg(fig: Figure, prefix: str) -> str:
+@cache
+def _pyplot() -> Any:
+    import matplotlib as mpl  # noqa: PLC0415
+
+    mpl.use("svg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    return plt
+
+
+def _svg(fig: Figure, prefix: str, bottom: float = 0.2) -> str:
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"}, bbox_inches="tight")
-    plt.close(fig)
+    # Fixed margins, not bbox_inches="tight": a tight box draws every figure twice.
+    fig.subplots_adjust(left=0.09, right=0.98, top=0.88, bottom=bottom)
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"})
+    _pyplot().close(fig)
     text = buffer.getvalue()
     text = text[text.index("<svg") :]  # drop the XML declaration and doctype: inline in HTML
     for ident in set(_ID.findall(text)):
@@ -48,7 +60,8 @@ def _svg(fig: Figure, prefix: str) -> str:
 
 def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix: str) -> str:
     """One line per instance over the collection window, with the threshold drawn across."""
-    with plt.rc_context(STYLE):  # type: ignore[arg-type]
+    plt = _pyplot()
+    with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.6, 2.6))
         if series.height:
             start = series["timestamp"][0]
@@ -57,7 +70,7 @@ def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix:
                 ax.plot(minutes, series[name].to_numpy(), linewidth=0.7, color=PALETTE[i % 2], alpha=0.6)
         if limit is not None:
             ax.axhline(limit, color="#c00000", linewidth=1.2, linestyle="--", label=f"limit {limit:g} ms")
-            ax.legend(loc="upper right", frameon=False)
+            ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)  # above the plot
         ax.set_xlabel("minutes into the collection window")
         ax.set_ylabel("ms")
         ax.set_ylim(bottom=0)
@@ -68,7 +81,8 @@ def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix:
 def achieved_vs_target_chart(
     labels: Sequence[str], achieved: Sequence[float | None], targets: Sequence[float | None], prefix: str
 ) -> str:
-    with plt.rc_context(STYLE):  # type: ignore[arg-type]
+    plt = _pyplot()
+    with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.6, 2.6))
         xs = range(len(labels))
         ax.bar(xs, [a or 0 for a in achieved], color=PALETTE[0], label="achieved")
@@ -85,12 +99,13 @@ def achieved_vs_target_chart(
         ax.set_ylabel("transactional IOPS")
         ax.legend(loc="lower right", frameon=False)
         ax.set_title("Achieved vs target transactional IOPS", loc="left")
-        return _svg(fig, prefix)
+        return _svg(fig, prefix, bottom=0.3)
 
 
 def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]], prefix: str) -> str:
     """Stacked IOPS per server: transactional, maintenance, log."""
-    with plt.rc_context(STYLE):  # type: ignore[arg-type]
+    plt = _pyplot()
+    with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.6, 2.6))
         xs = list(range(len(labels)))
         bottom = [0.0] * len(labels)
@@ -101,4 +116,28 @@ def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]]
         ax.set_ylabel("IOPS")
         ax.legend(loc="lower right", frameon=False, fontsize=7)
         ax.set_title("IOPS by kind", loc="left")
-        return _svg(fig, prefix)
+        return _svg(fig, prefix, bottom=0.3)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """What to draw, in plain picklable data, so charts can be drawn in worker processes.
+
+    ``key`` names the chart's place in a document and prefixes its SVG ids."""
+
+    key: str
+    kind: str  # "latency", "achieved" or "split"
+    args: tuple[Any, ...]
+
+
+def draw(spec: ChartSpec) -> str:
+    if spec.kind == "latency":
+        series, title, limit = spec.args
+        return latency_chart(series, title, limit, spec.key)
+    if spec.kind == "achieved":
+        labels, achieved, targets = spec.args
+        return achieved_vs_target_chart(labels, achieved, targets, spec.key)
+    if spec.kind == "split":
+        labels, parts = spec.args
+        return iops_split_chart(labels, parts, spec.key)
+    raise ValueError(f"unknown chart kind {spec.kind!r}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,9 +24,10 @@ from esrp_report import model as m
 from esrp_report.document import Cell, Document
 from esrp_report.errors import EsrpError
 from esrp_report.render import charts
+from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.numbers import fmt_number
 from esrp_report.rules import Status
-from esrp_report.synth.jetstress_html import TABLE_COLUMNS, TABLE_TITLES, duration, timestamp
+from esrp_report.synth.jetstress_html import duration, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -71,19 +74,10 @@ def environment(override: Path | None, name: str) -> jinja2.Environment:
     env.filters["hms"] = duration
     env.filters["basename"] = lambda path: str(path).replace("\\", "/").rsplit("/", 1)[-1]
     env.filters["css_string"] = css_string
-    env.filters["chart"] = lambda svg, for_pdf: _chart_markup(svg, for_pdf=for_pdf)
+    env.filters["chart_slot"] = chart_slot
     env.globals["Status"] = Status
     env.globals["TableKind"] = m.TableKind
     return env
-
-
-def _chart_markup(svg: str, *, for_pdf: bool) -> Markup:
-    """Inline SVG in HTML; an SVG image in the PDF, where WeasyPrint draws it with its SVG renderer
-    (inline, it would parse the SVG's style attributes as HTML CSS and warn on each)."""
-    if for_pdf:
-        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        return Markup(f'<img class="chart" alt="chart" src="data:image/svg+xml;base64,{data}">')
-    return Markup(svg)
 
 
 def css_string(text: str) -> str:
@@ -92,6 +86,7 @@ def css_string(text: str) -> str:
     return "".join(c if c.isalnum() or c in " .,:;·-_()/&+#'" else " " for c in text)
 
 
+APPENDIX_TITLE = "Appendix A: Test reports"
 PROSE = (
     ("overview", "Overview", "overview"),
     ("disclaimer", "Disclaimer", "disclaimer"),
@@ -104,7 +99,7 @@ PROSE = (
     (None, "Test results summary", "results"),
     ("conclusion", "Conclusion", "conclusion"),
     ("contact", "Contact information", "contact"),
-    (None, "Appendix A: Test reports", "appendix"),
+    (None, APPENDIX_TITLE, "appendix"),
 )
 
 
@@ -119,14 +114,29 @@ def _data_uri(path: Path) -> str:
     return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-def charts_for(doc: Document) -> dict[str, Any]:
-    """Solution charts and, per run with a counter log, its latency charts."""
-    out: dict[str, Any] = {"solution": [], "runs": {}}
+@dataclass
+class ChartPlan:
+    """Every chart of a document, as specs: the solution's, and per appendix run its own."""
+
+    solution: list[charts.ChartSpec] = field(default_factory=list)
+    runs: dict[str, list[charts.ChartSpec]] = field(default_factory=dict)
+
+    def all(self) -> list[charts.ChartSpec]:
+        return [*self.solution, *(spec for specs in self.runs.values() for spec in specs)]
+
+
+def chart_plan(doc: Document, max_points: int = 100) -> ChartPlan:
+    """What to draw: achieved vs target and the IOPS split per server, and per run with a counter
+    log its latency per instance. The series are thinned to ``max_points`` here (a chart 6.6 inches
+    wide shows no more), so a spec is small enough to send to a worker process."""
+    plan = ChartPlan()
     perf = [(v.label, v.achieved, v.target) for v in doc.servers if v.achieved is not None]
     if perf:
-        out["solution"].append(
-            charts.achieved_vs_target_chart(
-                [p[0] for p in perf], [p[1] for p in perf], [p[2] for p in perf], "chart-achieved"
+        plan.solution.append(
+            charts.ChartSpec(
+                "chart-achieved",
+                "achieved",
+                ([p[0] for p in perf], [p[1] for p in perf], [p[2] for p in perf]),
             )
         )
     split_labels: list[str] = []
@@ -143,7 +153,7 @@ def charts_for(doc: Document) -> dict[str, Any]:
         parts["maintenance (BDM) reads"].append(_column_sum(bdm, m.BDM_READS) if bdm else 0.0)
         parts["log writes"].append(_column_sum(trans, m.LOG_WRITES))
     if split_labels:
-        out["solution"].append(charts.iops_split_chart(split_labels, parts, "chart-split"))
+        plan.solution.append(charts.ChartSpec("chart-split", "split", (split_labels, parts)))
     read_limit = _limit(doc, "db-read-latency-avg")
     log_limit = _limit(doc, "log-write-latency-avg")
     for view in doc.servers:
@@ -151,18 +161,46 @@ def charts_for(doc: Document) -> dict[str, Any]:
             log = rv.run.counter_log
             if log is None:
                 continue
-            drawn = []
+            specs = []
             for metric, title, limit in (
                 (m.DB_READ_LATENCY, "Database read latency per instance", read_limit),
                 (m.LOG_WRITE_LATENCY, "Log write latency per instance", log_limit),
             ):
-                series = metrics.instance_series(rv.run, log, metric)
+                series = metrics.instance_series(rv.run, log, metric, max_points=max_points)
                 if series.width > 1:
-                    drawn.append(
-                        charts.latency_chart(series, f"{view.label}: {title}", limit, f"{rv.anchor}-{metric}")
+                    specs.append(
+                        charts.ChartSpec(
+                            f"{rv.anchor}-{metric}", "latency", (series, f"{view.label}: {title}", limit)
+                        )
                     )
-            out["runs"][rv.anchor] = drawn
-    return out
+            plan.runs[rv.anchor] = specs
+    return plan
+
+
+CHART_MARKER = re.compile(r"<!--esrp-chart:([A-Za-z0-9_.-]+)-->")
+
+
+def chart_slot(spec: charts.ChartSpec) -> Markup:
+    """A marker that ``fill_charts`` replaces with the drawn chart, so a page can be laid out
+    while its charts are drawn elsewhere."""
+    if not CHART_MARKER.fullmatch(f"<!--esrp-chart:{spec.key}-->"):
+        raise TemplateError(f"chart key {spec.key!r} is not a plain name")
+    return Markup(f"<!--esrp-chart:{spec.key}-->")
+
+
+def fill_charts(html: str, drawn: dict[str, str], *, for_pdf: bool) -> str:
+    """Replace each chart marker by its chart: inline SVG on screen, an SVG image in print, where
+    WeasyPrint draws it with its SVG renderer (inline, it would parse the SVG's style attributes as
+    HTML CSS and warn on each)."""
+
+    def chart(match: re.Match[str]) -> str:
+        svg = drawn[match.group(1)]
+        if for_pdf:
+            data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+            return f'<img class="chart" alt="chart" src="data:image/svg+xml;base64,{data}">'
+        return svg
+
+    return CHART_MARKER.sub(chart, html)
 
 
 def _column_sum(table: m.InstanceTable, key: str) -> float:
@@ -187,33 +225,72 @@ def _parse_limit(text: str) -> float | None:
         return None
 
 
-def render_html(
-    doc: Document, *, generated: datetime, for_pdf: bool = False, include_charts: bool = True
+def _render(
+    doc: Document, name: str, *, generated: datetime, for_pdf: bool, plan: ChartPlan, **extra: Any
 ) -> str:
     manifest_dir = Path(doc.manifest.path).resolve().parent
     override = manifest_dir / doc.manifest.template_override if doc.manifest.template_override else None
     env = environment(override, doc.manifest.template)
     logo = _data_uri(manifest_dir / doc.manifest.branding.logo) if doc.manifest.branding.logo else None
-    template = env.get_template("document.html")
-    return template.render(
+    return env.get_template(name).render(
         doc=doc,
         m=doc.manifest,
         conv=doc.convention,
         logo=logo,
-        charts=charts_for(doc) if include_charts else {"solution": [], "runs": {}},
+        charts=plan,
         generated=generated,
         version=__version__,
         for_pdf=for_pdf,
         Cell=Cell,
-        instance_columns=instance_columns,
-        table_titles=TABLE_TITLES,
+        appendix_tables=appendix_tables,
+        test_log_lines=test_log_lines,
         toc=table_of_contents(doc),
+        appendix_title=APPENDIX_TITLE,
         footer_text=" · ".join(
             x for x in (doc.manifest.document.vendor, doc.manifest.document.part_number) if x
         ),
+        **extra,
     )
 
 
-def instance_columns(kind: m.TableKind) -> list[tuple[str, str]]:
-    """(heading, metric key) in Jetstress report order, headings as Jetstress prints them."""
-    return [(c.format(msec=" (msec)", persec="/sec", io="I/O"), key) for c, key in TABLE_COLUMNS[kind]]
+def render_html(
+    doc: Document, *, generated: datetime, plan: ChartPlan | None = None, drawn: dict[str, str] | None = None
+) -> str:
+    """The whole document as one self-contained HTML file. Charts come drawn (``drawn``, by key);
+    with ``drawn=None`` their markers stay in place for ``fill_charts``. Without a plan the
+    document has no charts."""
+    html = _render(
+        doc, "document.html", generated=generated, for_pdf=False, plan=plan or ChartPlan(), part="all"
+    )
+    return html if drawn is None else fill_charts(html, drawn, for_pdf=False)
+
+
+@dataclass
+class PrintPart:
+    """One separately laid-out piece of the PDF: the body, or one server's appendix."""
+
+    html: str  # with chart markers still in place
+    charts: list[charts.ChartSpec]
+    anchor: str | None = None  # the server's appendix anchor; None for the body
+    title: str = ""
+
+
+def render_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = None) -> list[PrintPart]:
+    """The printable document in pieces that can be laid out in parallel: the body (title page
+    to the start of Appendix A) and one piece per server's appendix, in document order."""
+    plan = plan or ChartPlan()
+    body = _render(doc, "document.html", generated=generated, for_pdf=True, plan=plan, part="body")
+    parts = [PrintPart(body, list(plan.solution))]
+    for view in doc.servers:
+        html = _render(
+            doc,
+            "appendix_part.html",
+            generated=generated,
+            for_pdf=True,
+            plan=plan,
+            view=view,
+            part="appendix",
+        )
+        specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
+        parts.append(PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})"))
+    return parts

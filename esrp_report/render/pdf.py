@@ -7,6 +7,7 @@ recorded, never read.
 
 from __future__ import annotations
 
+import io
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,3 +60,189 @@ def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = 
         pdf = document.write_pdf()
     notes = sorted({str(w.message) for w in [*caught, *rendering]})
     return PdfResult(pdf=pdf, pages=len(document.pages), refused=refused, warnings=notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# A document in pieces: laid out in parallel, joined, numbered.
+#
+# WeasyPrint lays out one document on one core. An ESRP document is mostly its appendix, one
+# independent piece per server, so the pieces are laid out in worker processes and joined with
+# pypdf. Page numbers are global ("Page 37 of 117"), and no piece knows where it will start, so
+# the pieces carry none; they are written onto the joined pages afterwards.
+
+
+@dataclass
+class PartJob:
+    """Everything a worker needs to lay out one piece: plain, picklable data."""
+
+    html: str  # with chart markers
+    charts: list[Any]  # ChartSpec
+    allowed_roots: list[Path]
+    base_url: Path | None
+
+
+@dataclass
+class PartResult:
+    pdf: bytes
+    pages: int
+    drawn: dict[str, str]  # chart key -> SVG, reused by the screen HTML
+    refused: list[str]
+    warnings: list[str]
+
+
+def render_part(job: PartJob) -> PartResult:
+    """Draw a piece's charts, put them in place and lay the piece out (runs in a worker)."""
+    from esrp_report.render.charts import draw  # noqa: PLC0415 - matplotlib loads in the worker
+    from esrp_report.render.html import fill_charts  # noqa: PLC0415
+
+    drawn = {spec.key: draw(spec) for spec in job.charts}
+    result = render_pdf(
+        fill_charts(job.html, drawn, for_pdf=True), allowed_roots=job.allowed_roots, base_url=job.base_url
+    )
+    return PartResult(result.pdf, result.pages, drawn, result.refused, result.warnings)
+
+
+def warm_up() -> None:
+    """Load WeasyPrint and matplotlib in a fresh worker while the parent is still reading evidence."""
+    import weasyprint  # noqa: F401, PLC0415
+
+    import esrp_report.render.charts  # noqa: F401, PLC0415
+
+
+@dataclass
+class Joined:
+    pdf: bytes
+    pages: int
+    starts: list[int]  # first page (0-based) of each piece
+
+
+PAGE_NUMBER_FONT = "/EsrpPageNo"
+# Helvetica advance widths (1/1000 em) of the characters a page number uses (Adobe's AFM).
+_HELVETICA = {
+    **dict.fromkeys("0123456789", 556),
+    " ": 278,
+    "P": 667,
+    "a": 556,
+    "g": 556,
+    "e": 556,
+    "o": 556,
+    "f": 278,
+}
+
+
+def join_parts(
+    results: list[PartResult],
+    *,
+    appendix_title: str,
+    anchors: list[str | None],
+    number_from: int = 1,
+    margin_mm: tuple[float, float] = (16.0, 20.0),
+) -> Joined:
+    """Join the pieces in order: outline (each server's bookmarks under ``appendix_title``),
+    links to each server's anchor pointed at its first page, and "Page n of N" on every page from
+    ``number_from`` (0-based; the title page has none)."""
+    from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
+    from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
+
+    writer = PdfWriter()
+    readers = []
+    starts = []
+    for result in results:
+        reader = PdfReader(io.BytesIO(result.pdf))
+        starts.append(len(writer.pages))
+        writer.append(reader, import_outline=False)
+        readers.append(reader)
+
+    appendix_item = _copy_outline(
+        writer, readers[0], readers[0].outline, offset=0, parent=None, find=appendix_title
+    )
+    for reader, start in zip(readers[1:], starts[1:], strict=True):
+        _copy_outline(writer, reader, reader.outline, offset=start, parent=appendix_item, find=None)
+
+    names = writer.get_named_dest_root()
+    for anchor, start in zip(anchors, starts, strict=True):
+        if anchor is None:
+            continue
+        for i in range(len(names) - 2, -1, -2):
+            if str(names[i]) == anchor:
+                del names[i : i + 2]
+        page = writer.pages[start]
+        top = float(page.mediabox.top)
+        writer.add_named_destination_array(
+            TextStringObject(anchor),
+            ArrayObject(
+                [page.indirect_reference, NameObject("/XYZ"), NullObject(), FloatObject(top), NullObject()]
+            ),
+        )
+    _stamp_page_numbers(writer, number_from, margin_mm)
+    out = io.BytesIO()
+    writer.write(out)
+    return Joined(out.getvalue(), len(writer.pages), starts)
+
+
+def _copy_outline(
+    writer: Any, reader: Any, items: list[Any], *, offset: int, parent: Any, find: str | None
+) -> Any:
+    """Copy a piece's outline into the joined document, pages shifted by ``offset``; returns the
+    copied item titled ``find`` (the appendix heading) when there is one."""
+    found = None
+    last = parent
+    for item in items:
+        if isinstance(item, list):
+            inner = _copy_outline(writer, reader, item, offset=offset, parent=last, find=find)
+            found = found or inner
+            continue
+        page = reader.get_destination_page_number(item)
+        last = writer.add_outline_item(title=item.title, page_number=page + offset, parent=parent)
+        if find is not None and item.title == find:
+            found = last
+    return found
+
+
+def _stamp_page_numbers(writer: Any, number_from: int, margin_mm: tuple[float, float]) -> None:
+    """Write "Page n of N" at the bottom right of each page, in Helvetica (a standard PDF font,
+    nothing embedded), grey, 7.5 pt like the rest of the footer."""
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject  # noqa: PLC0415
+
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+                NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+            }
+        )
+    )
+    total = len(writer.pages)
+    size = 7.5
+    right_mm, bottom_mm = margin_mm
+    for number, page in enumerate(writer.pages, start=1):
+        if number - 1 < number_from:
+            continue
+        text = f"Page {number} of {total}"
+        width = sum(_HELVETICA[c] for c in text) * size / 1000
+        box = page.mediabox
+        x = float(box.right) - right_mm * 72 / 25.4 - width
+        y = float(box.bottom) + bottom_mm * 72 / 25.4 / 2 - size / 3
+        resources = page.get("/Resources")
+        resources = resources.get_object() if resources is not None else DictionaryObject()
+        fonts = resources.get("/Font")
+        fonts = fonts.get_object() if fonts is not None else DictionaryObject()
+        fonts[NameObject(PAGE_NUMBER_FONT)] = font
+        resources[NameObject("/Font")] = fonts
+        page[NameObject("/Resources")] = resources
+        before = DecodedStreamObject()
+        before.set_data(b"q\n")
+        after = DecodedStreamObject()
+        after.set_data(
+            f"Q\nq BT {PAGE_NUMBER_FONT} {size} Tf 0.4 g {x:.2f} {y:.2f} Td ({text}) Tj ET Q\n".encode(
+                "ascii"
+            )
+        )
+        contents = page.get("/Contents")
+        existing = contents.get_object() if contents is not None else ArrayObject()
+        streams = list(existing) if isinstance(existing, ArrayObject) else [contents]
+        page[NameObject("/Contents")] = ArrayObject(
+            [writer._add_object(before), *streams, writer._add_object(after)]
+        )
