@@ -53,6 +53,47 @@ def test_vmax_pdf_has_pages_toc_bookmarks_and_the_aggregate(vmax_build: Path) ->
     assert re.search(r"Page \d+ of \d+", text)
 
 
+def test_joined_pdf_numbers_every_page_and_points_at_each_server(vmax_build: Path) -> None:
+    """The PDF is laid out in pieces (body + one per server) and joined: numbering, bookmarks and
+    links must behave as if it had been laid out whole."""
+    reader = PdfReader(vmax_build / "vmax.pdf")
+    total = len(reader.pages)
+    texts = [page.extract_text() for page in reader.pages]
+    assert "Page 1 of" not in texts[0], "the title page has no number"
+    for number in (2, total // 2, total):
+        assert f"Page {number} of {total}" in texts[number - 1]
+    assert sum(f"of {total}" in text for text in texts) == total - 1
+    top = list(reader.outline)
+    appendix = top.index(
+        next(i for i in top if not isinstance(i, list) and i.title == "Appendix A: Test reports")
+    )
+    servers = [item for item in top[appendix + 1] if not isinstance(item, list)]
+    assert [s.title.split(" (")[0] for s in servers] == [f"Server {n}" for n in range(1, 11)]
+    for server in servers:
+        page = reader.get_destination_page_number(server)
+        assert server.title.split(":")[0] in texts[page], server.title
+    # The table of contents links each server to its appendix, across the joined pieces.
+    toc_page = next(i for i, text in enumerate(texts) if "Table of contents" in text)
+    dests = reader.named_destinations
+    targets = {}
+    for annot in reader.pages[toc_page].get("/Annots", []):
+        name = str(annot.get_object().get("/Dest", ""))
+        if name.startswith("server-"):
+            targets[name] = reader.get_destination_page_number(dests[name])
+    assert len(targets) == 10
+    assert "Server 3 (EMAIL4): Pass" in texts[targets["server-3"]]
+
+
+def test_parallel_and_single_process_builds_agree(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLES / "3650-4", tmp_path / "3650-4")
+    shutil.copy(SAMPLES / "netapp.toml", tmp_path / "netapp.toml")
+    one = build(tmp_path / "netapp.toml", tmp_path / "one", generated=FIXED_CLOCK, jobs=1)
+    two = build(tmp_path / "netapp.toml", tmp_path / "two", generated=FIXED_CLOCK, jobs=2)
+    assert one.pages == two.pages
+    assert _pdf_text(tmp_path / "one" / "netapp.pdf") == _pdf_text(tmp_path / "two" / "netapp.pdf")
+    assert (tmp_path / "one" / "netapp.html").read_text() == (tmp_path / "two" / "netapp.html").read_text()
+
+
 def test_vmax_html_is_self_contained(vmax_build: Path) -> None:
     html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
     assert "<svg" in html and 'id="aggregate-table"' in html

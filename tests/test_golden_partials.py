@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from esrp_report.document import Cell, Failure, Row, SummaryTable
+from esrp_report.render.appendix import AppendixRow, AppendixTable
 from esrp_report.render.html import environment
 from esrp_report.rules import Status
 
@@ -32,7 +33,39 @@ SUMMARY = SummaryTable(
     ],
     note="Rates are summed over servers.",
 )
+INSTANCES = AppendixTable(
+    "Transactional I/O Performance",
+    (
+        "MSExchange Database ==> Instances",
+        "I/O Database Reads Average Latency (msec)",
+        "I/O Database Reads/sec",
+    ),
+    (False, True, True),
+    (
+        AppendixRow(("Instance3100.1", "18.651", "44.049")),
+        AppendixRow(("Instance<3100>.2 (Fail)", "21.400", "1234.567"), failing=True),
+    ),
+    wide=True,
+)
+KEY_VALUES = AppendixTable(
+    "Test summary",
+    (),
+    (False, False),
+    (AppendixRow(("Machine Name", "EMAIL2")), AppendixRow(("Notes", "a & b"))),
+)
 CASES = {
+    "appendix_table_screen": (
+        "partials/appendix_table.html",
+        {"table": INSTANCES, "for_pdf": False},
+    ),
+    "appendix_table_print": (
+        "partials/appendix_table.html",
+        {"table": INSTANCES, "for_pdf": True},
+    ),
+    "appendix_kv_print": (
+        "partials/appendix_table.html",
+        {"table": KEY_VALUES, "for_pdf": True},
+    ),
     "summary_table": (
         "partials/summary_table.html",
         {"table": SUMMARY, "table_id": "t1", "first_heading": "Database I/O", "Status": Status},
