@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from esrp_report import __version__, metrics
 from esrp_report import model as m
-from esrp_report.document import Cell, Document
+from esrp_report.document import Document
 from esrp_report.errors import EsrpError
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
@@ -241,7 +241,6 @@ def _render(
         generated=generated,
         version=__version__,
         for_pdf=for_pdf,
-        Cell=Cell,
         appendix_tables=appendix_tables,
         test_log_lines=test_log_lines,
         toc=table_of_contents(doc),

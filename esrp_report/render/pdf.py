@@ -113,7 +113,6 @@ def warm_up() -> None:
 class Joined:
     pdf: bytes
     pages: int
-    starts: list[int]  # first page (0-based) of each piece
 
 
 PAGE_NUMBER_FONT = "/EsrpPageNo"
@@ -177,7 +176,7 @@ def join_parts(
     _stamp_page_numbers(writer, number_from, margin_mm)
     out = io.BytesIO()
     writer.write(out)
-    return Joined(out.getvalue(), len(writer.pages), starts)
+    return Joined(out.getvalue(), len(writer.pages))
 
 
 def _copy_outline(
