@@ -438,3 +438,101 @@ class Manifest:
     template_override: str | None = None  # a folder searched before templates/
     database_capacity_gb: float | None = None  # formatted capacity for databases (GiB)
     rules_file: str | None = None
+
+
+# --- Published documents (the audit's input) ---------------------------------------------------
+
+
+@dataclass
+class DocLine:
+    """One line of a published document, with the cells it splits into when it is a table row."""
+
+    no: int  # 1-based line of the source text (of the extracted text, for a PDF)
+    raw: str
+    page: int | None = None
+    text: str = ""  # markup removed, whitespace collapsed
+    cells: list[str] | None = None
+    heading: int = 0  # Markdown heading level, 0 when not a heading
+
+
+@dataclass(frozen=True)
+class DocNumber:
+    """A number as printed: its value, how many decimals it was printed with, and the text."""
+
+    value: float
+    decimals: int
+    text: str
+    percent: bool = False
+
+    @property
+    def half_unit(self) -> float:
+        """Half of the last printed digit: the most that rounding can have moved the value."""
+        return 0.5 * 10.0**-self.decimals
+
+
+@dataclass
+class SummaryRow:
+    key: str  # "achieved", "reads", "read_latency", ... (published.SUMMARY_METRICS)
+    label: str  # as printed
+    line: int
+    values: list[DocNumber | None]  # one per column of the table
+    target: DocNumber | None = None
+
+
+@dataclass
+class SummaryTable:
+    kind: str  # "server", "aggregate", "backup" or "replay"
+    test: TestKind
+    columns: list[str]  # "Server 4", "Host 3650-4", "all servers"
+    first_line: int
+    has_target: bool = False
+    rows: list[SummaryRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TrendCell:
+    percent: DocNumber
+    absolute: DocNumber
+    unit: str
+
+
+@dataclass
+class TrendTable:
+    title: str
+    columns: list[str]
+    first_line: int
+    rows: list[tuple[str, int, list[TrendCell]]] = field(default_factory=list)  # label, line, cells
+
+
+@dataclass
+class Formula:
+    """A worked formula as printed: ``name = side = side ...``, each side text."""
+
+    name: str
+    sides: list[str]
+    line: int
+
+
+@dataclass
+class PublishedReport:
+    """One test report of the appendix, read into a Run when it could be."""
+
+    title: str
+    first_line: int
+    last_line: int
+    run: Run | None = None
+    problem: str | None = None
+
+
+@dataclass
+class PublishedDocument:
+    source: str
+    format: str  # "pdf", "html", "markdown", "text"
+    lines: list[DocLine] = field(default_factory=list)
+    convention: str | None = None  # "3.0", "4.0" as the document states
+    summary_tables: list[SummaryTable] = field(default_factory=list)
+    facts: dict[str, tuple[str, int]] = field(default_factory=dict)  # key -> (text, line)
+    trend_tables: list[TrendTable] = field(default_factory=list)
+    formulas: list[Formula] = field(default_factory=list)
+    reports: list[PublishedReport] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)

@@ -1,0 +1,23 @@
+"""A finding of the audit: what disagrees, where, printed against expected, and how."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR, WARNING, NOTE = "error", "warning", "note"
+
+
+@dataclass
+class Finding:
+    severity: str
+    check: str  # a stable id, e.g. "server.achieved_sum"
+    message: str
+    section: str | None = None
+    table: str | None = None
+    row: str | None = None
+    column: str | None = None
+    line: int | None = None
+    printed: str | None = None
+    expected: str | None = None
+    derivation: str | None = None
+    relative_difference: float | None = None

@@ -1,0 +1,679 @@
+"""Published ESRP documents as users have them: PDF, HTML, or text/Markdown pasted from a PDF.
+
+The document is reduced to numbered lines, each either prose or a table row (cells split on
+tabs, Markdown pipes, runs of spaces, or — for a PDF's single-spaced rows — a label followed by
+figures). Conversion damage is tolerated: HTML remnants (``<b>``, ``<br>``), Markdown emphasis,
+thousands separators, labels wrapped over lines, repeated page headers and footers.
+
+Structure is then rebuilt from those lines (:func:`read_document`): the per-server and aggregate
+summary tables, backup and replay figures, label/value facts (simulated configuration, storage
+tables), trend tables of the form ``percentage [absolute]``, worked formulas, and the appendix's
+test reports, which go through the same reader as Jetstress's own HTML reports so that they
+become :class:`~esrp_report.model.Run` objects. What cannot be read is recorded as a problem,
+never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from esrp_report import model as m
+from esrp_report.errors import InputError, ReportFormatError, UnsupportedFormatError
+from esrp_report.ingest import labels as L
+from esrp_report.ingest import report_html as rh
+from esrp_report.ingest.text import decode_bytes
+from esrp_report.model import (
+    DocLine,
+    DocNumber,
+    Formula,
+    PublishedDocument,
+    PublishedReport,
+    SummaryRow,
+    SummaryTable,
+    TrendCell,
+    TrendTable,
+)
+
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+# A printed number: optional sign, thousands separators, decimals; a trailing % is kept apart.
+_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[-+]?\.\d+$")
+_TAG = re.compile(r"</?(?:b|i|u|em|strong|span|font|sup|sub|a|p|div|ul|li|ol|code)\b[^>]*>", re.IGNORECASE)
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
+_TIMESTAMP_LINE = re.compile(r"^\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M -- ")
+# A target cell ahead of the figures: "< 20 msec", "<20 msec**", "N/A", "1400".
+_TARGET_PREFIX = re.compile(r"^(?:[<>≤≥]=?\s*\d+(?:\.\d+)?\s*(?:msec|ms)?\s*\**|n/a)\s*", re.IGNORECASE)
+_SERVER_TOKEN = re.compile(r"\b(Server)\s+(\d+)\b|\bHost\s+(\S+)", re.IGNORECASE)
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+
+def read_document(path: str | Path) -> PublishedDocument:
+    """Read a published document (PDF, HTML, text or Markdown) and rebuild its structure."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise InputError(path, f"the document is {size:,} bytes; at most {MAX_DOCUMENT_BYTES:,} are read")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    return parse_document(data, str(path))
+
+
+def parse_document(data: bytes, source: str) -> PublishedDocument:
+    if data.lstrip()[:5] == b"%PDF-":
+        lines, kind = _pdf_lines(data, source), "pdf"
+    else:
+        text, _encoding = decode_bytes(data, source)
+        head = text[:4096].casefold()
+        if any(mark in head for mark in ("<html", "<body", "<!doctype html")):
+            lines, kind = _html_lines(text, source), "html"
+        else:
+            kind = "markdown" if re.search(r"^\s*(#{1,6} |\|.*\|\s*$)", text[:200_000], re.M) else "text"
+            lines = [DocLine(no, raw) for no, raw in enumerate(text.splitlines(), start=1)]
+    doc = PublishedDocument(source=source, format=kind)
+    doc.lines = [_clean(line) for line in lines]
+    _Structure(doc).build()
+    return doc
+
+
+def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
+    import io  # noqa: PLC0415
+
+    from pypdf import PdfReader  # noqa: PLC0415 - only PDF input needs it
+    from pypdf.errors import PdfReadError  # noqa: PLC0415
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise UnsupportedFormatError(
+            source, f"the PDF cannot be read: {exc}", location="whole file"
+        ) from None
+    # Running headers and footers repeat on most pages: they would break tables split over pages.
+    counts = Counter(line.strip() for text in pages for line in set(text.splitlines()) if line.strip())
+    repeated = {line for line, n in counts.items() if len(pages) >= 4 and n >= max(3, len(pages) // 3)}
+    lines: list[DocLine] = []
+    number = 0
+    for page_number, text in enumerate(pages, start=1):
+        for raw in text.splitlines():
+            number += 1
+            stripped = raw.strip()
+            if stripped in repeated or _PAGE_FOOTER.search(stripped) or stripped == "•":
+                continue
+            lines.append(DocLine(number, raw.rstrip(), page=page_number))
+    return lines
+
+
+def _html_lines(text: str, source: str) -> list[DocLine]:
+    try:
+        root = rh._parse_html(text, source)
+        items = rh._Linearizer.run(root)
+    except (UnsupportedFormatError, RecursionError) as exc:
+        raise UnsupportedFormatError(
+            source, f"the HTML cannot be read: {exc}", location="whole file"
+        ) from None
+    lines: list[DocLine] = []
+    for item in items:
+        if isinstance(item, rh._Text):
+            lines.extend(DocLine(item.line, part) for part in item.raw.splitlines() if part.strip())
+        else:
+            lines.extend(DocLine(no, "\t".join(row)) for row, no in zip(item.rows, item.lines, strict=True))
+    return lines
+
+
+# --- one line: markup away, cells split ---------------------------------------------------------
+
+
+def _strip_markup(text: str) -> str:
+    text = _BR.sub(" ", text)
+    text = _TAG.sub("", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = text.replace("\\*", "*").replace("\\_", "_").replace("**", "").replace("\u00a0", " ")
+    return text
+
+
+def _clean(line: DocLine) -> DocLine:
+    raw = line.raw
+    text = raw.rstrip()
+    heading = 0
+    match = re.match(r"^(#{1,6})\s+", text)
+    if match:
+        heading = len(match.group(1))
+        text = text[match.end() :]
+    cells: list[str] | None = None
+    stripped = text.strip()
+    if stripped.startswith("|") and stripped.count("|") >= 2:
+        if re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
+            return DocLine(line.no, raw, page=line.page, text="", cells=None, heading=0)
+        cells = [_strip_markup(c).strip() for c in stripped.strip("|").split("|")]
+    elif "\t" in text:
+        cells = [_strip_markup(c).strip() for c in text.split("\t")]
+    text = (
+        " ".join(_strip_markup(text).replace("|", " ").split())
+        if cells is None
+        else " ".join(c for c in cells if c)
+    )
+    if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
+        spaced = [c.strip() for c in re.split(r"\s{2,}", _strip_markup(raw).strip()) if c.strip()]
+        if len(spaced) >= 2:
+            cells = spaced
+        else:
+            cells = _label_and_figures(text)
+    if cells is not None:
+        cells = [" ".join(c.split()) for c in cells]
+        while cells and not cells[-1]:
+            cells.pop()
+        if len(cells) < 2 and not (cells and any(c for c in cells)):
+            cells = None
+    return DocLine(line.no, raw, page=line.page, text=text, cells=cells, heading=heading)
+
+
+def _label_and_figures(text: str) -> list[str] | None:
+    """ "Database reads/sec N/A 877.436 891.734" -> label, then each figure: a PDF's row."""
+    tokens = text.split(" ")
+    values: list[str] = []
+    while tokens and (is_number(tokens[-1]) or tokens[-1].casefold() in ("n/a", "pass", "fail")):
+        values.insert(0, tokens.pop())
+    if not values:
+        return None
+    label = " ".join(tokens).rstrip(" -–:")
+    return [label, *values]
+
+
+def is_number(text: str) -> bool:
+    text = text.strip().rstrip("%")
+    return bool(_NUMBER.match(text))
+
+
+def number(text: str) -> DocNumber | None:
+    """A printed number with its precision (decimals), or None."""
+    cleaned = text.strip().rstrip("*").strip()
+    percent = cleaned.endswith("%")
+    cleaned = cleaned.rstrip("%").strip()
+    if not _NUMBER.match(cleaned):
+        return None
+    decimals = len(cleaned.split(".", 1)[1]) if "." in cleaned else 0
+    return DocNumber(float(cleaned.replace(",", "")), decimals, text.strip(), percent=percent)
+
+
+def normalize(label: str) -> str:
+    label = L.normalize_label(label)
+    label = re.sub(r"\((?:msec|ms|sec)\)", "", label)
+    label = re.sub(r"\s*/\s*", "/", label)
+    return " ".join(re.sub(r"[*:]", " ", label).split())
+
+
+def fuzzy_key(label: str, table: dict[str, str], cutoff: float = 0.86) -> str | None:
+    """The key of the closest known label; OCR damage ("Achieved transactlonal") still matches."""
+    text = normalize(label)
+    if text in table:
+        return table[text]
+    best, score = None, cutoff
+    for known, key in table.items():
+        ratio = SequenceMatcher(None, text, known).ratio()
+        if ratio > score:
+            best, score = key, ratio
+    return best
+
+
+# --- structure --------------------------------------------------------------------------------
+
+# Summary rows, by metric: the labels seen in ESRP 3.0 and 4.0 documents (and in ours).
+SUMMARY_METRICS: dict[str, str] = {
+    "achieved transactional i/o per sec": "achieved",
+    "achieved transactional i/o per second": "achieved",
+    "database disks transfers/sec": "transfers",
+    "database disk transfers/sec": "transfers",
+    "database reads/sec": "reads",
+    "i/o database disk reads/sec": "reads",
+    "i/o database reads/sec": "reads",
+    "database disks reads/sec": "reads",
+    "database disk reads/sec": "reads",
+    "database writes/sec": "writes",
+    "i/o database disk writes/sec": "writes",
+    "i/o database writes/sec": "writes",
+    "database disks writes/sec": "writes",
+    "database disk writes/sec": "writes",
+    "i/o database reads average latency": "read_latency",
+    "average database disk read latency": "read_latency",
+    "i/o database writes average latency": "write_latency",
+    "average database disk write latency": "write_latency",
+    "log writes/sec": "log_writes",
+    "i/o log disk writes/sec": "log_writes",
+    "log disks writes/sec": "log_writes",
+    "log disk writes/sec": "log_writes",
+    "i/o log writes/sec": "log_writes",
+    "i/o log writes average latency": "log_latency",
+    "average log disk write latency": "log_latency",
+    "mb read/sec per database": "backup_per_database",
+    "mb read/sec total per server": "backup_per_server",
+    "average time to play one log file": "replay_seconds",
+}
+BACKUP_METRICS = frozenset({"backup_per_database", "backup_per_server"})
+
+# Label/value facts of the simulated configuration and storage tables.
+FACTS: dict[str, str] = {
+    "number of exchange mailboxes simulated": "mailboxes",
+    "number of database availability groups (dags)": "dags",
+    "number of dags": "dags",
+    "number of servers/dag": "servers_per_dag",
+    "number of active mailboxes/server": "mailboxes_per_server",
+    "number of databases/host": "databases_per_host",
+    "number of copies/database": "copies_per_database",
+    "number of mailboxes/database": "mailboxes_per_database",
+    "simulated profile i/os per second per mailbox (iops, includes 20% headroom)": "iops_per_mailbox",
+    "simulated profile i/os per second per mailbox (iops include 20% head room)": "iops_per_mailbox",
+    "simulated profile i/os per second per mailbox": "iops_per_mailbox",
+    "host server type": "host_server",
+    "number of physical disks in test": "disks",
+    "total number of disks tested in solution": "disks_tested",
+    "raw capacity per disk": "raw_capacity_per_disk",
+    "raw capacity per disk (gb)": "raw_capacity_per_disk",
+    "total raw storage capacity": "raw_capacity",
+    "total raw storage capacity (gb)": "raw_capacity",
+    "number of databases": "databases",
+    "log files size": "log_files_size",
+    "databases size": "database_size",
+    "search catalog": "search_catalog",
+}
+
+_HOURS = re.compile(r"\b\d+-hour\s+")
+_APPENDIX_START = re.compile(r"^appendix\b", re.IGNORECASE)
+
+
+class _Structure:
+    def __init__(self, doc: PublishedDocument) -> None:
+        self.doc = doc
+        self.lines = doc.lines
+
+    def problem(self, message: str, location: str, severity: str = "warning", lost: int = 0) -> None:
+        self.doc.problems.append(
+            m.Problem(self.doc.source, message, location=location, severity=severity, lost=lost)
+        )
+
+    def build(self) -> None:
+        segments = self.report_segments()
+        in_report = {i for start, end, _title in segments for i in range(start, end)}
+        self.doc.convention = self.find_convention()
+        self.summaries(in_report)
+        self.facts(in_report)
+        self.trend_tables()
+        self.formulas(in_report)
+        for start, end, title in segments:
+            self.report(start, end, title)
+        if not self.doc.summary_tables and not self.doc.trend_tables and not self.doc.formulas:
+            self.problem(
+                "no per-server or aggregate summary table was found",
+                "Test results summary",
+                severity="note",
+            )
+
+    def find_convention(self) -> str | None:
+        for line in self.lines[:400]:
+            match = re.search(r"ESRP\s*[-–]?\s*Storage\s+Version\s+(\d\.\d)", line.text, re.IGNORECASE)
+            if match:
+                return match.group(1)
+        return None
+
+    # -- appendix reports
+
+    def report_segments(self) -> list[tuple[int, int, str]]:
+        """(first line index, end index, title) of each test report in the appendix."""
+        starts: list[tuple[int, str]] = []
+        appendix = next(
+            (i for i, line in enumerate(self.lines) if line.heading and _APPENDIX_START.match(line.text)),
+            None,
+        )
+        if appendix is None:
+            appendix = next(
+                (
+                    i
+                    for i, line in enumerate(self.lines)
+                    if _APPENDIX_START.match(line.text) and len(line.text) < 60 and i > len(self.lines) // 5
+                ),
+                None,
+            )
+        first = appendix or 0
+        tables_since = True
+        for i in range(first, len(self.lines)):
+            line = self.lines[i]
+            label = L.normalize_label(line.text)
+            if line.cells is not None or not label or _TIMESTAMP_LINE.match(line.text) or len(label) > 120:
+                if line.cells:
+                    tables_since = True
+                continue
+            label = _HOURS.sub("", label)
+            is_title = any(p.search(label) for p, _k in L.REPORT_KINDS) or bool(L.REPORT_TITLE.search(label))
+            is_title = is_title or bool(
+                re.match(
+                    r"^(server \d+ \(.+\)|.+): (performance|stress|database ?backup|soft ?recovery|db ?checksum)$",
+                    label,
+                )
+            )
+            if is_title and tables_since:
+                starts.append((i, line.text))
+                tables_since = False
+            elif is_title and starts:
+                starts[-1] = (starts[-1][0], starts[-1][1] + " / " + line.text)
+        if not starts:
+            return []
+        bounds = [s for s, _t in starts] + [len(self.lines)]
+        return [(bounds[k], bounds[k + 1], starts[k][1]) for k in range(len(starts))]
+
+    def report(self, start: int, end: int, title: str) -> None:
+        items = self.items(start, end, title)
+        source = f"{self.doc.source}, lines {self.lines[start].no}-{self.lines[end - 1].no}"
+        report = PublishedReport(
+            title=title, first_line=self.lines[start].no, last_line=self.lines[end - 1].no
+        )
+        try:
+            report.run = rh._Reader(source).read(items)
+        except (ReportFormatError, UnsupportedFormatError) as exc:
+            report.problem = exc.detail
+            self.problem(
+                f"test report '{title}' could not be read: {exc.detail}", f"line {self.lines[start].no}"
+            )
+        self.doc.reports.append(report)
+
+    def items(self, start: int, end: int, title: str) -> list[rh._Text | rh._Table]:
+        """The report's lines as the HTML report reader's stream of texts and tables."""
+        items: list[rh._Text | rh._Table] = []
+        section: str | None = None
+        heading_text: str | None = None
+        rows: list[list[str]] = []
+        numbers: list[int] = []
+        pending_header: list[DocLine] = []
+        tables = 0
+
+        def emit() -> None:
+            nonlocal tables
+            if rows:
+                tables += 1
+                items.append(rh._Table(list(rows), list(rows), list(numbers), section, heading_text, tables))
+            rows.clear()
+            numbers.clear()
+
+        for part in title.split(" / "):
+            items.append(rh._Text(_HOURS.sub("", part), part, self.lines[start].no, None, False))
+        for line in self.lines[start:end]:
+            if not line.text:
+                continue
+            label = L.normalize_label(line.text)
+            found = rh._section_of(line.text)
+            if section == "log" and found is None and not line.heading:
+                items.append(rh._Text(line.text, line.raw.strip(), line.no, "log", False))
+                continue
+            if found is not None:
+                emit()
+                section, heading_text = found, line.text
+                items.append(rh._Text(line.text, line.text, line.no, section, True))
+                pending_header.clear()
+                continue
+            cells = line.cells
+            if cells and len(cells) >= 2 and not _TIMESTAMP_LINE.match(line.text):
+                if pending_header and section in _INSTANCE_SECTIONS and _looks_like_instance_row(cells):
+                    if not rows:
+                        rows.append(_canonical_header(section, len(cells)))
+                        numbers.append(pending_header[0].no)
+                    pending_header.clear()
+                rows.append(cells)
+                numbers.append(line.no)
+                continue
+            if (section in _INSTANCE_SECTIONS and "==>" in line.text) or (
+                pending_header and section in _INSTANCE_SECTIONS
+            ):
+                emit()
+                pending_header.append(line)
+                continue
+            emit()
+            is_title = len(label) < 120 and (line.heading > 0 or label == L.normalize_label(title))
+            items.append(rh._Text(line.text, line.raw.strip(), line.no, section, is_title and False))
+        emit()
+        # A wrapped multi-line heading ahead of an instance table (our PDF listings, OCR) is dropped
+        # by the loop above; the rows then get the standard Jetstress column order by width.
+        return items
+
+    # -- summary tables
+
+    def summaries(self, in_report: set[int]) -> None:
+        current: SummaryTable | None = None
+        header_cols: list[str] = []
+        header_target = False
+        header_line = -10
+        test = m.TestKind.PERFORMANCE
+        label_parts: list[tuple[int, str]] = []
+        for i, line in enumerate(self.lines):
+            if i in in_report:
+                continue
+            text = line.text
+            low = text.casefold()
+            if line.heading or (line.cells is None and len(text) < 100):
+                if "stress" in low and ("result" in low or "hour" in low):
+                    test = m.TestKind.STRESS
+                elif "performance" in low and ("result" in low or "metrics" in low or "server" in low):
+                    test = m.TestKind.PERFORMANCE if "stress" not in low else test
+            if line.heading:
+                header_cols, header_target, current = [], False, None
+            columns, target = _header_columns(line)
+            if columns:
+                if i - header_line <= 2 and header_cols and not current and columns != header_cols:
+                    header_cols += columns
+                else:
+                    header_cols = columns
+                header_target = header_target or target if i - header_line <= 2 else target
+                header_line = i
+                current = None
+                label_parts.clear()
+                continue
+            cells = line.cells
+            if not cells:
+                if text and len(text) < 70 and not line.heading:
+                    label_parts.append((i, text))
+                    label_parts[:] = label_parts[-2:]
+                else:
+                    label_parts.clear()
+                continue
+            label, values = re.sub(r"^[-•*]\s+", "", cells[0]), cells[1:]
+            if (not label or _TARGET_PREFIX.fullmatch(label + " ")) and label_parts:
+                values = ([label] if label else []) + values
+                label = " ".join(t for _i, t in label_parts)
+            target_match = _TARGET_PREFIX.match(label + " ") if label else None
+            key = fuzzy_key(label, SUMMARY_METRICS)
+            if key is None:
+                label_match = re.match(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", label, re.IGNORECASE)
+                if label_match:
+                    key = fuzzy_key(label_match.group(1), SUMMARY_METRICS)
+                    values = [label_match.group(2), *values]
+            del target_match
+            label_parts.clear()
+            if key is None:
+                continue
+            if key in BACKUP_METRICS and not header_cols:
+                cols = ["all servers"]
+            else:
+                cols = header_cols or ["(unnamed)"]
+            figures = [(v, number(v)) for v in values]
+            numeric = [(t, n) for t, n in figures if n is not None]
+            take = numeric[-len(cols) :] if len(numeric) >= len(cols) else numeric
+            target = None
+            if len(numeric) > len(cols):
+                target = numeric[-len(cols) - 1][1]
+            if len(take) < len(cols):
+                self.problem(
+                    f"summary row {label!r} has {len(take)} figure(s) for {len(cols)} column(s)",
+                    f"line {line.no}",
+                    lost=len(cols) - len(take),
+                )
+            aggregate = cols == ["all servers"] and key not in BACKUP_METRICS
+            kind = (
+                "backup"
+                if key in BACKUP_METRICS
+                else "replay"
+                if key == "replay_seconds"
+                else ("aggregate" if aggregate else "server")
+            )
+            if current is None or current.kind != kind or current.columns != cols or current.test != test:
+                current = SummaryTable(kind=kind, test=test, columns=list(cols), first_line=line.no)
+                current.has_target = header_target
+                self.doc.summary_tables.append(current)
+            row = SummaryRow(key, label, line.no, [n for _t, n in take], target)
+            current.rows.append(row)
+
+    # -- label/value facts
+
+    def facts(self, in_report: set[int]) -> None:
+        for i, line in enumerate(self.lines):
+            if i in in_report or not line.cells or len(line.cells) < 2:
+                continue
+            key = fuzzy_key(line.cells[0], FACTS, cutoff=0.9)
+            if key is None or key in self.doc.facts:
+                continue
+            self.doc.facts[key] = (line.cells[1], line.no)
+
+    # -- trend tables: "percentage [absolute]" cells (004)
+
+    def trend_tables(self) -> None:
+        cell = re.compile(r"^(?P<pct>\d+(?:\.\d+)?)%\s*\[(?P<abs>[\d,]*\.?\d+)\s*(?P<unit>[^\]]*)\]$")
+        title = ""
+        current: TrendTable | None = None
+        header: list[str] = []
+        for line in self.lines:
+            table_title = re.match(r"^(?:\*\*)?(Table \d+)\b", line.text)
+            if table_title:
+                title = line.text
+                current = None
+            cells = line.cells
+            if not cells or len(cells) < 3:
+                if not cells:
+                    current = None if line.text else current
+                continue
+            parsed = [cell.match(c.strip()) for c in cells[1:]]
+            if not all(parsed):
+                if not any(parsed):
+                    header = cells
+                    if current is not None and current.rows:
+                        current = None
+                continue
+            if current is None:
+                current = TrendTable(title=title, columns=header[1:] if header else [], first_line=line.no)
+                self.doc.trend_tables.append(current)
+            current.rows.append(
+                (
+                    cells[0],
+                    line.no,
+                    [
+                        TrendCell(
+                            number(p.group("pct")) or DocNumber(0, 0, ""),
+                            number(p.group("abs")) or DocNumber(0, 0, ""),
+                            p.group("unit").strip(),
+                        )
+                        for p in parsed
+                        if p is not None
+                    ],
+                )
+            )
+
+    # -- worked formulas: "Name = expression = ... = value unit"
+
+    def formulas(self, in_report: set[int]) -> None:
+        for i, line in enumerate(self.lines):
+            if (
+                i in in_report
+                or line.cells
+                or "=" not in line.text
+                or len(line.text) > 400
+                or "://" in line.text
+            ):
+                continue
+            text = _latex_to_text(line.raw)
+            parts = [p.strip() for p in text.split("=")]
+            if len(parts) < 2 or not parts[0] or not re.search(r"\d", parts[-1]):
+                continue
+            name = parts[0].strip(" *$")
+            if len(name) > 80 or not re.search(r"[A-Za-z]", name):
+                continue
+            self.doc.formulas.append(Formula(name, parts[1:], line.no))
+
+
+_INSTANCE_SECTIONS = frozenset(kind.value for kind in m.TableKind) | {"backup", "recovery"}
+# The standard Jetstress column order of each per-instance table, used when a table's heading
+# is missing or wrapped beyond repair and the row width matches.
+_STANDARD_COLUMNS: dict[str, list[str]] = {
+    "wide": [
+        "I/O Database Reads Average Latency (msec)",
+        "I/O Database Writes Average Latency (msec)",
+        "I/O Database Reads/sec",
+        "I/O Database Writes/sec",
+        "I/O Database Reads Average Bytes",
+        "I/O Database Writes Average Bytes",
+        "I/O Log Reads Average Latency (msec)",
+        "I/O Log Writes Average Latency (msec)",
+        "I/O Log Reads/sec",
+        "I/O Log Writes/sec",
+        "I/O Log Reads Average Bytes",
+        "I/O Log Writes Average Bytes",
+    ],
+    m.TableKind.BACKGROUND_MAINTENANCE.value: [
+        "Database Maintenance IO Reads/sec",
+        "Database Maintenance IO Reads Average Bytes",
+    ],
+    m.TableKind.LOG_REPLICATION.value: ["I/O Log Reads/sec", "I/O Log Reads Average Bytes"],
+    "backup": ["Database Size (MBytes)", "Elapsed Backup Time", "MBytes Transferred/sec"],
+    "recovery": ["Log files replayed", "Elapsed seconds"],
+}
+
+
+def _canonical_header(section: str | None, width: int) -> list[str]:
+    if section in ("backup", "recovery"):
+        return ["Database Instance", *_STANDARD_COLUMNS[section]][:width]
+    columns = _STANDARD_COLUMNS.get(section or "", _STANDARD_COLUMNS["wide"])
+    if width - 1 == 12:
+        columns = _STANDARD_COLUMNS["wide"]
+    return ["MSExchange Database ==> Instances", *columns][:width]
+
+
+def _looks_like_instance_row(cells: list[str]) -> bool:
+    return bool(re.match(r"^instance\d*\.\d+$", cells[0], re.IGNORECASE)) and all(
+        is_number(c) or ":" in c for c in cells[1:]
+    )
+
+
+def _header_columns(line: DocLine) -> tuple[list[str], bool]:
+    """Column names of a summary table's header line: servers, hosts or 'all servers'."""
+    text = line.text
+    low = text.casefold()
+    target = "target" in low
+    if ("across all servers" in low or "values across" in low) and (line.cells or len(text) < 80):
+        return ["all servers"], target
+    if line.cells and len(line.cells) >= 2 and any(is_number(c) for c in line.cells[1:]):
+        if not all(re.fullmatch(r"server\s*\d+", c.casefold()) or not c for c in line.cells[1:]):
+            return [], False
+    servers = [
+        f"Server {m2.group(2)}" if m2.group(1) else f"Host {m2.group(3)}"
+        for m2 in _SERVER_TOKEN.finditer(text)
+    ]
+    if not servers:
+        return [], False
+    if len(servers) == 1 and not (
+        line.heading or (line.cells and len(line.cells) <= 2) or text.startswith(("Host", "Server"))
+    ):
+        return [], False
+    if len(text) > 160:
+        return [], False
+    return servers, target
+
+
+def _latex_to_text(raw: str) -> str:
+    text = raw.strip().strip("$").strip()
+    text = re.sub(r"\\text\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1) / (\2)", text)
+    text = text.replace("\\ ", " ").replace("\\&", "&").replace("\\*", "*").replace("\\", "")
+    text = text.replace("*", " * ").replace("{", "").replace("}", "")
+    return " ".join(_strip_markup(text).split())
