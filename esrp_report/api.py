@@ -13,14 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report.assess import SolutionAssessment, assess
+from esrp_report.audit import AuditResult, audit
 from esrp_report.document import Document, build_document
 from esrp_report.errors import EsrpError, InputError
 from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.manifest import read_manifest
+from esrp_report.ingest.published import read_document
 from esrp_report.manifest_init import init_manifest
 from esrp_report.model import Manifest, Problem, Solution
 from esrp_report.render import payload
+from esrp_report.render.audit_report import render_audit_html
 from esrp_report.render.charts import draw
 from esrp_report.render.html import (
     APPENDIX_TITLE,
@@ -30,7 +33,7 @@ from esrp_report.render.html import (
     render_html,
     render_print,
 )
-from esrp_report.render.pdf import PartJob, join_parts, render_part, warm_up
+from esrp_report.render.pdf import PartJob, join_parts, render_part, render_pdf, warm_up
 from esrp_report.rules import load_rules
 
 
@@ -94,7 +97,17 @@ class BuildResult:
 
 
 FORMATS = ("html", "pdf")
-__all__ = ["FORMATS", "BuildResult", "build", "check", "init_manifest", "inspect", "solution_from_manifest"]
+__all__ = [
+    "FORMATS",
+    "BuildResult",
+    "audit_document",
+    "build",
+    "check",
+    "init_manifest",
+    "inspect",
+    "solution_from_manifest",
+    "write_audit_report",
+]
 
 
 def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]]:
@@ -228,3 +241,34 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         yield pool
+
+
+def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult:
+    """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
+    return audit(read_document(path), load_rules(rules_file))
+
+
+def write_audit_report(
+    result: AuditResult,
+    out_dir: Path,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    generated: datetime | None = None,
+) -> list[Path]:
+    """The audit as an HTML and/or PDF report through the document templates."""
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    html = render_audit_html(result, generated=generated or datetime.now(UTC))
+    stem = Path(result.source).stem + "-audit"
+    written = []
+    if "html" in formats:
+        target = out_dir / f"{stem}.html"
+        target.write_text(html, encoding="utf-8")
+        written.append(target)
+    if "pdf" in formats:
+        target = out_dir / f"{stem}.pdf"
+        target.write_bytes(render_pdf(html, allowed_roots=[TEMPLATES]).pdf)
+        written.append(target)
+    return written

@@ -979,7 +979,7 @@ class _Auditor:
     # -- worked formulas (004 §6.3)
 
     def formulas(self) -> None:
-        for finding in fx.check_formulas(self.doc.formulas, self.doc.facts):
+        for finding in fx.check_formulas(self.doc.formulas, self.doc.all_facts):
             self.result.checked += 1
             self.result.findings.append(finding)
 

@@ -15,6 +15,7 @@ from rich.table import Table
 from esrp_report import __version__, api
 from esrp_report import doctor as doctor_checks
 from esrp_report.assess import SolutionAssessment
+from esrp_report.audit import AuditResult
 from esrp_report.errors import EsrpError
 from esrp_report.model import PLACEHOLDER
 from esrp_report.render import payload
@@ -164,6 +165,77 @@ def init(
         raise _error(str(exc)) from None
     out.write_text(text, encoding="utf-8")
     _console().print(f"wrote {out} ({len(results)} results folders); fill in the {PLACEHOLDER} markers")
+
+
+@app.command()
+def audit(
+    document: Annotated[Path, typer.Argument(help="A published ESRP document: PDF, HTML, or text/Markdown.")],
+    rules: RulesOption = None,
+    as_json: JsonOption = False,
+    recompute: Annotated[
+        bool, typer.Option("--recompute", help="Show the summary figures rebuilt from the appendix.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Also write an HTML/PDF audit report here.")
+    ] = None,
+    formats: Annotated[str, typer.Option("--format", help="Report formats with -o: html, pdf.")] = "html,pdf",
+) -> None:
+    """Check a published document against itself: sums, aggregates, appendix, thresholds.
+
+    Exit status: 0 no error found, 1 at least one error, 2 unusable input.
+    """
+    try:
+        result = api.audit_document(document, rules_file=rules)
+        written = (
+            api.write_audit_report(
+                result, out, formats=tuple(f.strip() for f in formats.split(",") if f.strip())
+            )
+            if out is not None
+            else []
+        )
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(payload.audit_payload(result), indent=2))
+    else:
+        _print_audit(result, recompute=recompute)
+        for path in written:
+            _console().print(f"wrote {path}")
+    raise typer.Exit(EXIT_FAIL if result.errors else EXIT_PASS)
+
+
+def _print_audit(result: AuditResult, *, recompute: bool) -> None:
+    console = _console()
+    table = Table(title=f"Audit of {result.source}", show_lines=False)
+    for name in ("severity", "where", "finding", "printed", "expected"):
+        table.add_column(name, overflow="fold")
+    for f in result.findings:
+        where = ", ".join(str(x) for x in (f"line {f.line}" if f.line else None, f.table, f.column) if x)
+        style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "dim")
+        table.add_row(f"[{style}]{f.severity}[/]", where, f.message, f.printed or "", f.expected or "")
+    if result.findings:
+        console.print(table)
+    if recompute and result.recomputed:
+        view = Table(title="Summary figures rebuilt from the appendix")
+        for name in ("test", "column", "figure", "printed", "from appendix", "report"):
+            view.add_column(name)
+        for row in result.recomputed:
+            rebuilt = "" if row.recomputed is None else f"{row.recomputed:.3f}"
+            view.add_row(row.test, row.column, row.metric, row.printed or "", rebuilt, row.source)
+        console.print(view)
+    elif recompute:
+        console.print("No summary column could be matched to an appendix report.")
+    for problem in result.unread:
+        console.print(f"[yellow]not read:[/] {problem.location or ''} {problem.message}")
+    counts = {s: sum(1 for f in result.findings if f.severity == s) for s in ("error", "warning", "note")}
+    style = "bold red" if counts["error"] else "green"
+    convention = (
+        f"; per-server tables: {result.summary_convention} convention" if result.summary_convention else ""
+    )
+    console.print(
+        f"[{style}]{counts['error']} error(s)[/], {counts['warning']} warning(s), {counts['note']} note(s) "
+        f"from {result.checked} relations checked ({result.format}{convention})"
+    )
 
 
 @app.command()

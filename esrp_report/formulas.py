@@ -137,7 +137,7 @@ def _resolve(term: str, results: dict[str, tuple[float, int]]) -> list[tuple[str
     return close
 
 
-def check_formulas(formulas: list[Formula], facts: dict[str, tuple[str, int]]) -> list[Finding]:
+def check_formulas(formulas: list[Formula], facts: list[tuple[str, str, int]]) -> list[Finding]:
     findings: list[Finding] = []
     results: dict[str, tuple[float, int]] = {}  # name -> (value as printed, line)
     units: dict[str, str | None] = {}
@@ -159,6 +159,71 @@ def check_formulas(formulas: list[Formula], facts: dict[str, tuple[str, int]]) -
             )
         results[formula.name] = (printed, formula.line)
         units[formula.name] = printed_unit
+    if formulas:
+        findings.extend(_per_database(results, facts, formulas[0].line))
+    return findings
+
+
+# A sizing summary's per-database rows and the worked totals they divide.
+_PER_DATABASE = {
+    "database_size": ("mailbox db size", "database size"),
+    "log_files_size": ("log files capacity", "log capacity"),
+    "search_catalog": ("search catalog",),
+}
+
+
+def _per_database(
+    results: dict[str, tuple[float, int]], facts: list[tuple[str, str, int]], after: int
+) -> list[Finding]:
+    """'Log files size: 41 GB per database' against the worked total / number of databases."""
+    later = [(key, text, line) for key, text, line in facts if line > after]
+    counts = [(text, line) for key, text, line in later if key == "databases"]
+    if not counts:
+        return []
+    match = re.match(r"\s*(\d+)", counts[-1][0])
+    if match is None:
+        return []
+    databases = int(match.group(1))
+    findings: list[Finding] = []
+    for key, text, line in later:
+        if key not in _PER_DATABASE or not re.search(r"per database|each", text, re.IGNORECASE):
+            continue
+        figure = re.match(r"\s*([\d,]*\.?\d+)\s*(KB|MB|GB|TB)?", text, re.IGNORECASE)
+        total = next(
+            (
+                (name, v, at)
+                for name, (v, at) in results.items()
+                if any(w in name.casefold() for w in _PER_DATABASE[key])
+            ),
+            None,
+        )
+        if figure is None or total is None:
+            continue
+        printed = float(figure.group(1).replace(",", ""))
+        name, value, at = total
+        expected = value / databases
+        if _rounds_to(expected, printed, 0):
+            continue
+        hint = ""
+        daily = next((v for n, (v, _a) in results.items() if "daily logs" in n.casefold()), None)
+        if key == "log_files_size" and daily and _rounds_to(daily / databases / 1000, printed, 0):
+            hint = (
+                f"; {text.split()[0]} {figure.group(2) or ''} is one day of logs ({daily:,.0f} / {databases})"
+            )
+        findings.append(
+            Finding(
+                ERROR,
+                "formula.per_database",
+                f"{text!r}: {name} {value:,g} (line {at}) over {databases} databases is {expected:,.1f}{hint}",
+                section="Sizing summary",
+                row=key.replace("_", " "),
+                line=line,
+                printed=text,
+                expected=f"{expected:,.1f}",
+                derivation=f"{name} / number of databases ({databases}, line {counts[-1][1]})",
+                relative_difference=(printed - expected) / expected if expected else None,
+            )
+        )
     return findings
 
 

@@ -531,7 +531,8 @@ class PublishedDocument:
     lines: list[DocLine] = field(default_factory=list)
     convention: str | None = None  # "3.0", "4.0" as the document states
     summary_tables: list[SummaryTable] = field(default_factory=list)
-    facts: dict[str, tuple[str, int]] = field(default_factory=dict)  # key -> (text, line)
+    facts: dict[str, tuple[str, int]] = field(default_factory=dict)  # key -> (text, line), first seen
+    all_facts: list[tuple[str, str, int]] = field(default_factory=list)  # (key, text, line), every one
     trend_tables: list[TrendTable] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     reports: list[PublishedReport] = field(default_factory=list)

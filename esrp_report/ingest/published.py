@@ -107,6 +107,9 @@ def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
             stripped = raw.strip()
             if stripped in repeated or _PAGE_FOOTER.search(stripped) or stripped == "•":
                 continue
+            if lines and re.fullmatch(r"\d{1,3}", stripped) and re.search(r"\b(?:Server|Host)$", lines[-1].raw):
+                lines[-1] = DocLine(lines[-1].no, f"{lines[-1].raw} {stripped}", page=lines[-1].page)
+                continue  # "Server\n10": a header cell wrapped in a narrow column
             lines.append(DocLine(number, raw.rstrip(), page=page_number))
     return lines
 
@@ -417,6 +420,15 @@ class _Structure:
                 pending_header.clear()
                 continue
             cells = line.cells
+            if (
+                cells
+                and section in _INSTANCE_SECTIONS
+                and not rows
+                and not _looks_like_instance_row(cells)
+                and not _is_table_header(cells)
+            ):
+                pending_header.append(line)
+                continue
             if cells and len(cells) >= 2 and not _TIMESTAMP_LINE.match(line.text):
                 if pending_header and section in _INSTANCE_SECTIONS and _looks_like_instance_row(cells):
                     if not rows:
@@ -455,8 +467,9 @@ class _Structure:
             text = line.text
             low = text.casefold()
             if line.heading or (line.cells is None and len(text) < 100):
-                if "stress" in low and ("result" in low or "hour" in low):
+                if "stress" in low and ("result" in low or "hour" in low) and test is not m.TestKind.STRESS:
                     test = m.TestKind.STRESS
+                    header_cols, header_target, current = [], False, None
                 elif "performance" in low and ("result" in low or "metrics" in low or "server" in low):
                     test = m.TestKind.PERFORMANCE if "stress" not in low else test
             if line.heading:
@@ -533,9 +546,10 @@ class _Structure:
             if i in in_report or not line.cells or len(line.cells) < 2:
                 continue
             key = fuzzy_key(line.cells[0], FACTS, cutoff=0.9)
-            if key is None or key in self.doc.facts:
+            if key is None:
                 continue
-            self.doc.facts[key] = (line.cells[1], line.no)
+            self.doc.all_facts.append((key, line.cells[1], line.no))
+            self.doc.facts.setdefault(key, (line.cells[1], line.no))
 
     # -- trend tables: "percentage [absolute]" cells (004)
 
@@ -639,6 +653,11 @@ def _canonical_header(section: str | None, width: int) -> list[str]:
     return ["MSExchange Database ==> Instances", *columns][:width]
 
 
+def _is_table_header(cells: list[str]) -> bool:
+    first = L.normalize_header(cells[0])
+    return bool(L.INSTANCE_TABLE_FIRST_HEADER.match(first)) or first in ("database instance", "database", "counter")
+
+
 def _looks_like_instance_row(cells: list[str]) -> bool:
     return bool(re.match(r"^instance\d*\.\d+$", cells[0], re.IGNORECASE)) and all(
         is_number(c) or ":" in c for c in cells[1:]
@@ -652,9 +671,10 @@ def _header_columns(line: DocLine) -> tuple[list[str], bool]:
     target = "target" in low
     if ("across all servers" in low or "values across" in low) and (line.cells or len(text) < 80):
         return ["all servers"], target
-    if line.cells and len(line.cells) >= 2 and any(is_number(c) for c in line.cells[1:]):
-        if not all(re.fullmatch(r"server\s*\d+", c.casefold()) or not c for c in line.cells[1:]):
-            return [], False
+    residue = _SERVER_TOKEN.sub(" ", text)
+    residue = re.sub(r"database i/o|target values?|values|for \w+ servers|\*", " ", residue, flags=re.IGNORECASE)
+    if len(" ".join(residue.split())) > 12:
+        return [], False
     servers = [
         f"Server {m2.group(2)}" if m2.group(1) else f"Host {m2.group(3)}"
         for m2 in _SERVER_TOKEN.finditer(text)

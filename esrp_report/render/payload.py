@@ -6,12 +6,14 @@ The schema is documented in docs/check-json.md; bump SCHEMA when a field changes
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from typing import Any
 
 from esrp_report import __version__
 from esrp_report.aggregate import AggregateSummary, BackupFigures, IoFigures, RecoveryFigures, ServerSummary
 from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessment
+from esrp_report.audit import AuditResult
 from esrp_report.compare import Disagreement
 from esrp_report.model import Problem, Run, TestLog
 from esrp_report.rules import RuleResult
@@ -188,4 +190,27 @@ def describe_test_log(log: TestLog) -> dict[str, Any]:
         else None,
         "errors": [{"line": e.line, "message": e.message} for e in log.errors],
         "problems": [problem_dict(p) for p in log.problems],
+    }
+
+
+def audit_payload(result: AuditResult) -> dict[str, Any]:
+    """The audit for --json: every finding with its location, printed and expected values."""
+    counts = {s: sum(1 for f in result.findings if f.severity == s) for s in ("error", "warning", "note")}
+
+    def finite(value: float | None) -> float | str | None:
+        return value if value is None or math.isfinite(value) else str(value)
+
+    return {
+        "tool": f"esrp-report {__version__}",
+        "source": result.source,
+        "format": result.format,
+        "esrp_version": result.esrp_version,
+        "summary_convention": result.summary_convention,
+        "relations_checked": result.checked,
+        "counts": counts,
+        "findings": [
+            {**asdict(f), "relative_difference": finite(f.relative_difference)} for f in result.findings
+        ],
+        "not_read": [problem_dict(p) for p in result.unread],
+        "recomputed": [asdict(r) for r in result.recomputed],
     }
