@@ -44,6 +44,7 @@ _TAG = re.compile(r"</?(?:b|i|u|em|strong|span|font|sup|sub|a|p|div|ul|li|ol|cod
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
+_CLOCK = re.compile(r"\d+:\d{2}:\d{2}")
 _TIMESTAMP_LINE = re.compile(r"^\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M -- ")
 # A target cell ahead of the figures: "< 20 msec", "<20 msec**", "N/A", "1400".
 _TARGET_PREFIX = re.compile(r"^(?:[<>≤≥]=?\s*\d+(?:\.\d+)?\s*(?:msec|ms)?\s*\**|n/a)\s*", re.IGNORECASE)
@@ -165,10 +166,9 @@ def _clean(line: DocLine) -> DocLine:
     )
     if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
         spaced = [c.strip() for c in re.split(r"\s{2,}", _strip_markup(raw).strip()) if c.strip()]
-        if len(spaced) >= 2:
-            cells = spaced
-        else:
-            cells = _label_and_figures(text)
+        figures = _label_and_figures(text)
+        # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
+        cells = figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
     if cells is not None:
         cells = [" ".join(c.split()) for c in cells]
         while cells and not cells[-1]:
@@ -182,7 +182,9 @@ def _label_and_figures(text: str) -> list[str] | None:
     """ "Database reads/sec N/A 877.436 891.734" -> label, then each figure: a PDF's row."""
     tokens = text.split(" ")
     values: list[str] = []
-    while tokens and (is_number(tokens[-1]) or tokens[-1].casefold() in ("n/a", "pass", "fail")):
+    while tokens and (
+        is_number(tokens[-1]) or _CLOCK.fullmatch(tokens[-1]) or tokens[-1].casefold() in ("n/a", "pass", "fail")
+    ):
         values.insert(0, tokens.pop())
     if not values:
         return None
@@ -287,6 +289,10 @@ FACTS: dict[str, str] = {
     "search catalog": "search_catalog",
 }
 
+_OUR_TITLE = re.compile(
+    r"^server \d+ \((?P<machine>[^)]+)\): (?P<kind>performance|stress|database ?backup|soft ?recovery|db ?checksum)$",
+    re.IGNORECASE,
+)
 _HOURS = re.compile(r"\b\d+-hour\s+")
 _APPENDIX_START = re.compile(r"^appendix\b", re.IGNORECASE)
 
@@ -354,12 +360,7 @@ class _Structure:
                 continue
             label = _HOURS.sub("", label)
             is_title = any(p.search(label) for p, _k in L.REPORT_KINDS) or bool(L.REPORT_TITLE.search(label))
-            is_title = is_title or bool(
-                re.match(
-                    r"^(server \d+ \(.+\)|.+): (performance|stress|database ?backup|soft ?recovery|db ?checksum)$",
-                    label,
-                )
-            )
+            is_title = is_title or bool(_OUR_TITLE.match(line.text))
             if is_title and tables_since:
                 starts.append((i, line.text))
                 tables_since = False
@@ -404,6 +405,9 @@ class _Structure:
             numbers.clear()
 
         for part in title.split(" / "):
+            ours = _OUR_TITLE.match(part)
+            if ours:  # "Server 1 (EMAIL2): DatabaseBackup", as esrp-report prints it
+                part = f"{ours.group('kind')} Test Result Report (from server {ours.group('machine')})"
             items.append(rh._Text(_HOURS.sub("", part), part, self.lines[start].no, None, False))
         for line in self.lines[start:end]:
             if not line.text:
@@ -653,9 +657,18 @@ def _canonical_header(section: str | None, width: int) -> list[str]:
     return ["MSExchange Database ==> Instances", *columns][:width]
 
 
+_KNOWN_HEADERS = frozenset(
+    {*L.INSTANCE_COLUMNS, *L.BACKUP_COLUMNS, *L.RECOVERY_COLUMNS, *L.CHECKSUM_COLUMNS, *L.HOST_HEADER}
+)
+
+
 def _is_table_header(cells: list[str]) -> bool:
+    """A whole header row (not a fragment of a wrapped one): most of its cells are known columns."""
     first = L.normalize_header(cells[0])
-    return bool(L.INSTANCE_TABLE_FIRST_HEADER.match(first)) or first in ("database instance", "database", "counter")
+    if not (L.INSTANCE_TABLE_FIRST_HEADER.match(first) or first in ("database instance", "database", "counter")):
+        return False
+    known = sum(1 for c in cells[1:] if L.normalize_header(c) in _KNOWN_HEADERS)
+    return len(cells) >= 2 and known * 2 >= len(cells) - 1
 
 
 def _looks_like_instance_row(cells: list[str]) -> bool:
