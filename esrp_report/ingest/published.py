@@ -44,6 +44,7 @@ _TAG = re.compile(r"</?(?:b|i|u|em|strong|span|font|sup|sub|a|p|div|ul|li|ol|cod
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
+_PAIR_LABELS = frozenset({*L.SUMMARY_LABELS, *L.SIZING_LABELS, *L.PARAMETER_LABELS, "host server type"})
 _CLOCK = re.compile(r"\d+:\d{2}:\d{2}")
 _TIMESTAMP_LINE = re.compile(r"^\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M -- ")
 # A target cell ahead of the figures: "< 20 msec", "<20 msec**", "N/A", "1400".
@@ -85,28 +86,38 @@ def parse_document(data: bytes, source: str) -> PublishedDocument:
 
 
 def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
-    import io  # noqa: PLC0415
-
-    from pypdf import PdfReader  # noqa: PLC0415 - only PDF input needs it
-    from pypdf.errors import PdfReadError  # noqa: PLC0415
+    # PDFium (through pypdfium2) extracts a 100-page document in about a second; pure-Python
+    # extractors take ten to twenty times longer (benchmarks/audit_document.py).
+    import pypdfium2 as pdfium  # noqa: PLC0415 - only PDF input needs it
 
     try:
-        reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise UnsupportedFormatError(
-            source, f"the PDF cannot be read: {exc}", location="whole file"
-        ) from None
-    # Running headers and footers repeat on most pages: they would break tables split over pages.
-    counts = Counter(line.strip() for text in pages for line in set(text.splitlines()) if line.strip())
+        document = pdfium.PdfDocument(data)
+        pages = []
+        for index in range(len(document)):
+            page = document[index]
+            textpage = page.get_textpage()
+            pages.append(textpage.get_text_bounded() or "")
+            textpage.close()
+            page.close()
+        document.close()
+    except (pdfium.PdfiumError, ValueError, OSError) as exc:
+        raise UnsupportedFormatError(source, f"the PDF cannot be read: {exc}", location="whole file") from None
+    # Running headers and footers repeat at the top or bottom of most pages: they would break
+    # tables split over pages. Only the first and last lines of a page are candidates.
+    edges = [
+        {line.strip() for line in (text.splitlines()[:2] + text.splitlines()[-3:]) if line.strip()} for text in pages
+    ]
+    counts = Counter(line for page_edges in edges for line in page_edges)
     repeated = {line for line, n in counts.items() if len(pages) >= 4 and n >= max(3, len(pages) // 3)}
     lines: list[DocLine] = []
     number = 0
     for page_number, text in enumerate(pages, start=1):
-        for raw in text.splitlines():
+        page_lines = text.splitlines()
+        for index, raw in enumerate(page_lines):
             number += 1
             stripped = raw.strip()
-            if stripped in repeated or _PAGE_FOOTER.search(stripped) or stripped == "•":
+            at_edge = index < 2 or index >= len(page_lines) - 3
+            if (at_edge and stripped in repeated) or _PAGE_FOOTER.search(stripped) or stripped == "•":
                 continue
             if lines and re.fullmatch(r"\d{1,3}", stripped) and re.search(r"\b(?:Server|Host)$", lines[-1].raw):
                 lines[-1] = DocLine(lines[-1].no, f"{lines[-1].raw} {stripped}", page=lines[-1].page)
@@ -169,6 +180,8 @@ def _clean(line: DocLine) -> DocLine:
         figures = _label_and_figures(text)
         # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
         cells = figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
+    if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
+        cells = _known_label_and_value(text)
     if cells is not None:
         cells = [" ".join(c.split()) for c in cells]
         while cells and not cells[-1]:
@@ -176,6 +189,20 @@ def _clean(line: DocLine) -> DocLine:
         if len(cells) < 2 and not (cells and any(c for c in cells)):
             cells = None
     return DocLine(line.no, raw, page=line.page, text=text, cells=cells, heading=heading)
+
+
+def _known_label_and_value(text: str) -> list[str] | None:
+    """'Machine Name EMAIL2' -> ['Machine Name', 'EMAIL2']: pairs whose separator was lost (a
+    PDF's text, a paste), split after a label the report reader knows."""
+    words = text.split(" ")
+    if len(words) < 2:
+        return None
+    if re.fullmatch(r"instance\d*\.\d+", words[0], re.IGNORECASE) and ":" in text:
+        return [words[0], " ".join(words[1:])]  # database configuration
+    for count in range(min(len(words) - 1, 8), 0, -1):
+        if L.normalize_label(" ".join(words[:count])) in _PAIR_LABELS:
+            return [" ".join(words[:count]), " ".join(words[count:])]
+    return None
 
 
 def _label_and_figures(text: str) -> list[str] | None:
@@ -434,17 +461,15 @@ class _Structure:
                 pending_header.append(line)
                 continue
             if cells and len(cells) >= 2 and not _TIMESTAMP_LINE.match(line.text):
-                if pending_header and section in _INSTANCE_SECTIONS and _looks_like_instance_row(cells):
+                if not rows and section in _INSTANCE_SECTIONS and _looks_like_instance_row(cells):
                     if not rows:
                         rows.append(_canonical_header(section, len(cells)))
-                        numbers.append(pending_header[0].no)
+                        numbers.append(pending_header[0].no if pending_header else line.no)
                     pending_header.clear()
                 rows.append(cells)
                 numbers.append(line.no)
                 continue
-            if (section in _INSTANCE_SECTIONS and "==>" in line.text) or (
-                pending_header and section in _INSTANCE_SECTIONS
-            ):
+            if section in _INSTANCE_SECTIONS and not rows and not line.heading:
                 emit()
                 pending_header.append(line)
                 continue
