@@ -138,6 +138,7 @@ def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     result.unread = [p for p in doc.problems if p.severity != NOTE or "could not" in p.message]
     auditor = _Auditor(doc, rules, result)
     auditor.run()
+    result.findings = _merged(result.findings)
     result.findings.sort(key=lambda f: ({ERROR: 0, WARNING: 1, NOTE: 2}[f.severity], f.line or 0))
     return result
 
@@ -982,6 +983,22 @@ class _Auditor:
         for finding in fx.check_formulas(self.doc.formulas, self.doc.all_facts):
             self.result.checked += 1
             self.result.findings.append(finding)
+
+
+def _merged(findings: list[Finding]) -> list[Finding]:
+    """One finding per printed cell: a slip that two relations expose is reported once, with
+    both derivations."""
+    kept: dict[tuple[object, ...], Finding] = {}
+    out: list[Finding] = []
+    for f in findings:
+        key = (f.severity, f.line, f.column, f.printed) if f.line and f.printed else (id(f),)
+        first = kept.get(key)
+        if first is None:
+            kept[key] = f
+            out.append(f)
+        elif f.derivation and f.derivation not in (first.derivation or ""):
+            first.derivation = f"{first.derivation}; also {f.message}" if first.derivation else f.message
+    return out
 
 
 def _decimals_of(value: float) -> int:

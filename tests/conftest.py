@@ -4,6 +4,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from esrp_report.cli import app
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -19,3 +22,13 @@ def email5_copy(tmp_path: Path) -> Path:
     target = tmp_path / "EMAIL5"
     shutil.copytree(SAMPLES / "EMAIL5", target)
     return target
+
+
+@pytest.fixture(scope="session")
+def vmax_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The VMAX sample built once per session to HTML and PDF (the build and audit tests share it)."""
+    out = tmp_path_factory.mktemp("vmax")
+    result = CliRunner().invoke(app, ["build", str(SAMPLES / "vmax.toml"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "PASS" in result.output
+    return out

@@ -24,15 +24,6 @@ def _pdf_text(path: Path) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(path).pages)
 
 
-@pytest.fixture(scope="module")
-def vmax_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("vmax")
-    result = runner.invoke(app, ["build", str(SAMPLES / "vmax.toml"), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    assert "PASS" in result.output
-    return out
-
-
 def test_vmax_pdf_has_pages_toc_bookmarks_and_the_aggregate(vmax_build: Path) -> None:
     reader = PdfReader(vmax_build / "vmax.pdf")
     assert len(reader.pages) >= 30

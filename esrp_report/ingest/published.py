@@ -101,11 +101,14 @@ def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
             page.close()
         document.close()
     except (pdfium.PdfiumError, ValueError, OSError) as exc:
-        raise UnsupportedFormatError(source, f"the PDF cannot be read: {exc}", location="whole file") from None
+        raise UnsupportedFormatError(
+            source, f"the PDF cannot be read: {exc}", location="whole file"
+        ) from None
     # Running headers and footers repeat at the top or bottom of most pages: they would break
     # tables split over pages. Only the first and last lines of a page are candidates.
     edges = [
-        {line.strip() for line in (text.splitlines()[:2] + text.splitlines()[-3:]) if line.strip()} for text in pages
+        {line.strip() for line in (text.splitlines()[:2] + text.splitlines()[-3:]) if line.strip()}
+        for text in pages
     ]
     counts = Counter(line for page_edges in edges for line in page_edges)
     repeated = {line for line, n in counts.items() if len(pages) >= 4 and n >= max(3, len(pages) // 3)}
@@ -119,7 +122,11 @@ def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
             at_edge = index < 2 or index >= len(page_lines) - 3
             if (at_edge and stripped in repeated) or _PAGE_FOOTER.search(stripped) or stripped == "•":
                 continue
-            if lines and re.fullmatch(r"\d{1,3}", stripped) and re.search(r"\b(?:Server|Host)$", lines[-1].raw):
+            if (
+                lines
+                and re.fullmatch(r"\d{1,3}", stripped)
+                and re.search(r"\b(?:Server|Host)$", lines[-1].raw)
+            ):
                 lines[-1] = DocLine(lines[-1].no, f"{lines[-1].raw} {stripped}", page=lines[-1].page)
                 continue  # "Server\n10": a header cell wrapped in a narrow column
             lines.append(DocLine(number, raw.rstrip(), page=page_number))
@@ -210,7 +217,9 @@ def _label_and_figures(text: str) -> list[str] | None:
     tokens = text.split(" ")
     values: list[str] = []
     while tokens and (
-        is_number(tokens[-1]) or _CLOCK.fullmatch(tokens[-1]) or tokens[-1].casefold() in ("n/a", "pass", "fail")
+        is_number(tokens[-1])
+        or _CLOCK.fullmatch(tokens[-1])
+        or tokens[-1].casefold() in ("n/a", "pass", "fail")
     ):
         values.insert(0, tokens.pop())
     if not values:
@@ -690,7 +699,9 @@ _KNOWN_HEADERS = frozenset(
 def _is_table_header(cells: list[str]) -> bool:
     """A whole header row (not a fragment of a wrapped one): most of its cells are known columns."""
     first = L.normalize_header(cells[0])
-    if not (L.INSTANCE_TABLE_FIRST_HEADER.match(first) or first in ("database instance", "database", "counter")):
+    if not (
+        L.INSTANCE_TABLE_FIRST_HEADER.match(first) or first in ("database instance", "database", "counter")
+    ):
         return False
     known = sum(1 for c in cells[1:] if L.normalize_header(c) in _KNOWN_HEADERS)
     return len(cells) >= 2 and known * 2 >= len(cells) - 1
@@ -710,7 +721,9 @@ def _header_columns(line: DocLine) -> tuple[list[str], bool]:
     if ("across all servers" in low or "values across" in low) and (line.cells or len(text) < 80):
         return ["all servers"], target
     residue = _SERVER_TOKEN.sub(" ", text)
-    residue = re.sub(r"database i/o|target values?|values|for \w+ servers|\*", " ", residue, flags=re.IGNORECASE)
+    residue = re.sub(
+        r"database i/o|target values?|values|for \w+ servers|\*", " ", residue, flags=re.IGNORECASE
+    )
     if len(" ".join(residue.split())) > 12:
         return [], False
     servers = [

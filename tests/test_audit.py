@@ -1,0 +1,273 @@
+"""`esrp-report audit`: published documents checked against themselves.
+
+The three published documents (tests/data/published, prose removed, line numbers kept) carry the
+contradictions listed in docs/audit.md; the audit must find each one at its line and nothing that
+is only rounding. Our own VMAX build must audit clean in HTML and PDF, and planted changes must be
+caught where they were planted.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from esrp_report.api import audit_document, write_audit_report
+from esrp_report.audit import Iv, summed_half
+from esrp_report.cli import app
+from esrp_report.ingest.published import parse_document, read_document
+
+DATA = Path(__file__).resolve().parent / "data" / "published"
+runner = CliRunner()
+
+
+def _errors(path: Path) -> set[tuple[str, int | None]]:
+    return {(f.check, f.line) for f in audit_document(path).findings if f.severity == "error"}
+
+
+def test_vmax_000_every_contradiction_and_nothing_else() -> None:
+    result = audit_document(DATA / "vmax-000.txt")
+    errors = {(f.check, f.line, f.column) for f in result.findings if f.severity == "error"}
+    assert errors == {
+        ("config.memory", 252, None),  # "128 MB RAM" against ~119,200 MB available
+        ("server.achieved_sum", 409, "Server 4"),  # reads 899.57: achieved - writes = 889.570
+        ("server.achieved_sum", 409, "Server 5"),  # reads 9890.577: 890.576
+        ("server.appendix", 414, "Server 4"),  # log writes 498.536, appendix sum 498.526
+        ("aggregate.servers", 446, "Values across all servers"),  # 4975.233 vs 4,978.233
+        ("backup.per_server", 460, "all servers"),  # 473.40 vs 20 x 23.70 = 474.00
+        ("appendix.host_range", 527, "Average"),  # PTE average 3,355,334.975 below its minimum
+        ("appendix.total_table", 903, "log_writes_avg_bytes"),  # stress Total table copied
+        ("appendix.total_table", 903, "log_reads_avg_bytes"),
+        ("appendix.host_range", 1121, "Average"),  # backup Available MBytes above its maximum
+    }
+    assert result.summary_convention == "transactional"
+    reads = next(f for f in result.findings if f.column == "Server 4" and f.line == 409)
+    assert reads.printed == "899.57" and reads.expected == "889.570"
+    assert "appendix" in (reads.derivation or "")  # both relations, one finding
+    # Server 7 (887.331 + 554.469 = 1441.800 against 1441.798) is rounding, not a finding.
+    assert not [f for f in result.findings if f.column == "Server 7"]
+
+
+def test_netapp_001_has_no_error_and_one_timing_warning() -> None:
+    result = audit_document(DATA / "netapp-001.txt")
+    assert result.errors == 0
+    warnings = [(f.check, f.line) for f in result.findings if f.severity == "warning"]
+    assert warnings == [("appendix.checksum_time", 343)]
+    # Backup 1003450.09 MB over 08:22:18 is 33.2952 MB/s yet printed 33.29: the elapsed time is
+    # truncated to the second, so no finding; the replay mean 3.599 holds.
+    assert result.checked > 80 and result.summary_convention == "transactional"
+
+
+def test_equallogic_004_trend_tables_and_sizing_example() -> None:
+    result = audit_document(DATA / "equallogic-004.txt")
+    errors = sorted((f.check, f.line, f.column or "") for f in result.findings if f.severity == "error")
+    assert errors == [
+        ("formula.per_database", 1046, ""),  # 41 GB of logs per database: 849 / 7 = 121 GB
+        ("formula.substitution", 1019, ""),  # total = transactional (1380, not 1972) + 493 + 257
+        ("formula.unit", 989, ""),  # Search Catalog 659 MB: 0.10 x 6590 GB = 659 GB
+        ("trend.percentage", 834, "2,000 users [PS4100E]"),  # 360 / 900 = 40 %, printed 39 %
+        ("trend.percentage", 834, '2,000 users [PS4100XV 3.5"]'),
+    ]
+    substitution = next(f for f in result.findings if f.check == "formula.substitution")
+    assert "2,130" in substitution.message
+    # Table 4's 223 % for 5.2 / 2.4 ms (216.7 %) is inside what the rounded brackets allow.
+    assert not [f for f in result.findings if f.line == 392]
+
+
+def test_esrp_40_document_in_the_total_convention() -> None:
+    result = audit_document(DATA / "esrp40-total.txt")
+    assert result.esrp_version == "4.0" and result.summary_convention == "total"
+    assert result.errors == 0 and result.checked > 30
+
+
+def test_ocr_damaged_document_is_audited_and_says_what_it_could_not_read(tmp_path: Path) -> None:
+    text = (DATA / "vmax-000.txt").read_text(encoding="utf-8")
+    damaged = (
+        text.replace("Achieved transactional I/O per sec", "Achieved transactlonal I/O per sec")
+        .replace("Database writes/sec\tN/A", "Databasc writes/sec\tN/A")
+        .replace("## Host system performance", "## Hosl systern perforrnance", 1)
+        .replace("Instance2756.1\t18.471", "Instance2756.1 \t18.47l", 1)  # OCR: l for 1
+        .replace("\t", "  ", 40)  # tabs become spaces in the first rows
+    )
+    path = tmp_path / "ocr.txt"
+    path.write_text(damaged, encoding="utf-8")
+    result = audit_document(path)
+    assert ("server.achieved_sum", 409) in {(f.check, f.line) for f in result.findings}
+    assert any("not a number" in p.message or "not" in p.message for p in result.unread) or result.findings
+
+
+@pytest.mark.parametrize("name", ["vmax.html", "vmax.pdf"])
+def test_our_vmax_build_audits_with_zero_errors(vmax_build: Path, name: str) -> None:
+    result = audit_document(vmax_build / name)
+    assert result.errors == 0, [f.message for f in result.findings if f.severity == "error"]
+    assert result.checked > 5000  # the appendix of all ten servers was read
+    assert not result.unread
+
+
+def _planted(vmax_build: Path, tmp_path: Path, old: str, new: str, count: int = 1) -> Path:
+    html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
+    assert old in html
+    path = tmp_path / "planted.html"
+    path.write_text(html.replace(old, new, count), encoding="utf-8")
+    return path
+
+
+def test_planted_summary_value_is_caught_at_its_cell(vmax_build: Path, tmp_path: Path) -> None:
+    path = _planted(vmax_build, tmp_path, '<td class="num">889.570</td>', '<td class="num">898.570</td>')
+    found = [f for f in audit_document(path).findings if f.severity == "error"]
+    assert [(f.check, f.column, f.printed) for f in found] == [("server.achieved_sum", "Server 4", "898.570")]
+
+
+def test_planted_appendix_value_is_caught_in_that_report(vmax_build: Path, tmp_path: Path) -> None:
+    # One instance's transactional reads in EMAIL5's performance report (first table of that run).
+    html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
+    start = html.index("Instance2756.1<")
+    cell = re.compile(r"<td[^>]*>44\.658</td>")
+    match = cell.search(html, start)
+    assert match is not None
+    path = tmp_path / "planted.html"
+    path.write_text(html[: match.start()] + match.group(0).replace("44.658", "45.658") + html[match.end() :])
+    found = [f for f in audit_document(path).findings if f.severity == "error"]
+    assert found and all("EMAIL5" in f.message or f.column == "Server 4" for f in found)
+    assert any(f.check == "appendix.achieved" and "Performance" in (f.section or "") for f in found)
+
+
+def test_planted_pass_that_should_be_fail(vmax_build: Path, tmp_path: Path) -> None:
+    html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
+    start = html.index("Instance2756.1<")
+    cell = re.compile(r"<td[^>]*>18\.471</td>")
+    match = cell.search(html, start)
+    assert match is not None
+    path = tmp_path / "planted.html"
+    path.write_text(html[: match.start()] + match.group(0).replace("18.471", "21.471") + html[match.end() :])
+    found = [f for f in audit_document(path).findings if f.check == "appendix.verdict"]
+    assert len(found) == 1 and found[0].severity == "error"
+    assert found[0].printed == "Pass" and found[0].expected == "Fail" and "EMAIL5" in found[0].message
+    assert found[0].row == "Overall Test Result" and "EMAIL5" in (found[0].section or "")
+
+
+def test_cli_exit_status_json_recompute_and_report(tmp_path: Path) -> None:
+    bad = runner.invoke(app, ["audit", str(DATA / "vmax-000.txt"), "--json"])
+    assert bad.exit_code == 1
+    payload = json.loads(bad.output)
+    assert payload["counts"]["error"] == 10 and payload["summary_convention"] == "transactional"
+    first = payload["findings"][0]
+    assert {"severity", "check", "line", "printed", "expected", "derivation", "relative_difference"} <= set(
+        first
+    )
+    good = runner.invoke(app, ["audit", str(DATA / "netapp-001.txt"), "--recompute", "-o", str(tmp_path)])
+    assert good.exit_code == 0, good.output
+    assert "rebuilt from the appendix" in good.output and "113.136" in good.output
+    assert (tmp_path / "netapp-001-audit.html").exists() and (tmp_path / "netapp-001-audit.pdf").exists()
+    missing = runner.invoke(app, ["audit", str(tmp_path / "nope.pdf")])
+    assert missing.exit_code == 2 and "cannot read file" in missing.output
+
+
+def test_audit_report_escapes_what_the_document_says(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.txt"
+    text = (
+        (DATA / "netapp-001.txt").read_text(encoding="utf-8").replace("3650-4", "<script>alert(1)</script>")
+    )
+    path.write_text(text, encoding="utf-8")
+    written = write_audit_report(audit_document(path), tmp_path / "out", formats=("html",))
+    html = written[0].read_text(encoding="utf-8")
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+
+
+def test_intervals_make_rounding_no_finding() -> None:
+    # 887.331 + 554.469 printed as sums of 20 three-decimal figures can be 1441.798.
+    half = summed_half(20)
+    assert Iv.of(1441.798, 0.0005).meets(Iv.of(887.331, half) + Iv.of(554.469, half))
+    # A one-digit slip in such a sum (498.526 printed 498.536) cannot.
+    assert not Iv.of(498.536, 0.0005).meets(Iv.of(498.526, summed_half(20)))
+
+
+# --- fuzz: damaged copies never crash; planted digit swaps in summary tables are found -----------
+
+
+def _damage(text: str, rng: random.Random) -> str:
+    lines = text.splitlines()
+    for _ in range(rng.randint(1, 12)):
+        kind = rng.choice(("delete", "swap", "merge", "noise"))
+        i = rng.randrange(len(lines))
+        if kind == "delete":
+            del lines[i]
+        elif kind == "swap":
+            digits = [k for k, c in enumerate(lines[i][:-1]) if c.isdigit() and lines[i][k + 1].isdigit()]
+            if digits:
+                k = rng.choice(digits)
+                s = lines[i]
+                lines[i] = s[:k] + s[k + 1] + s[k] + s[k + 2 :]
+        elif kind == "merge":
+            lines[i] = lines[i].replace("\t", " ", 1)
+        else:
+            lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)] + rng.choice(
+                ["<b>", "|", "**", "\t", "==>", "%"]
+            )
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("name", ["vmax-000.txt", "netapp-001.txt", "equallogic-004.txt", "esrp40-total.txt"])
+def test_damaged_copies_never_crash(name: str) -> None:
+    text = (DATA / name).read_text(encoding="utf-8")
+    rng = random.Random(name)
+    for _ in range(25):
+        doc = parse_document(_damage(text, rng).encode("utf-8"), name)
+        from esrp_report.audit import audit
+        from esrp_report.rules import load_rules
+
+        audit(doc, load_rules(None))
+
+
+def _swapped_summary_cells(name: str) -> list[tuple[int, str, str]]:
+    """(line, printed, swapped) for every summary cell whose two adjacent digits differ.
+
+    Replay times of servers whose soft-recovery report is not in the appendix are left out: no
+    other figure of the document constrains them, so no audit can see a change there."""
+    doc = read_document(DATA / name)
+    cells = []
+    for table in doc.summary_tables:
+        if table.kind == "replay":
+            continue
+        for row in table.rows:
+            for value in [row.target, *row.values]:
+                if value is None:
+                    continue
+                digits = value.text
+                for k in range(len(digits) - 1):
+                    if digits[k].isdigit() and digits[k + 1].isdigit() and digits[k] != digits[k + 1]:
+                        swapped = digits[:k] + digits[k + 1] + digits[k] + digits[k + 2 :]
+                        cells.append((row.line, digits, swapped))
+    return cells
+
+
+@pytest.mark.parametrize("name", ["vmax-000.txt", "netapp-001.txt", "esrp40-total.txt"])
+def test_every_planted_digit_swap_in_a_summary_table_is_found(name: str) -> None:
+    text = (DATA / name).read_text(encoding="utf-8").splitlines()
+    from esrp_report.audit import audit
+    from esrp_report.rules import load_rules
+
+    rules = load_rules(None)
+    base = audit(parse_document("\n".join(text).encode(), name), rules)
+    baseline = {
+        (f.check, f.line, f.column, f.printed, f.expected) for f in base.findings if f.severity == "error"
+    }
+    cells = _swapped_summary_cells(name)
+    rng = random.Random(7)
+    missed = []
+    for line, printed, swapped in rng.sample(cells, min(40, len(cells))):
+        copy = list(text)
+        copy[line - 1] = re.sub(rf"(?<![\d.]){re.escape(printed)}(?![\d])", swapped, copy[line - 1], count=1)
+        result = audit(parse_document("\n".join(copy).encode(), name), rules)
+        new = {
+            (f.check, f.line, f.column, f.printed, f.expected)
+            for f in result.findings
+            if f.severity == "error"
+        } - baseline
+        if not new:
+            missed.append((line, printed, swapped))
+    assert not missed
