@@ -224,7 +224,8 @@ class _Auditor:
                 self.add(
                     NOTE,
                     "appendix.machine",
-                    f"the report '{report.title}' names no server; taken as {previous}'s, like the report before it",
+                    f"the report '{report.title}' names no server; taken as {previous}'s, "
+                    "like the report before it",
                     section="Appendix",
                     line=report.first_line,
                 )
@@ -289,7 +290,7 @@ class _Auditor:
             if Iv.of(total).meets(expected):
                 continue
             # Which of the three is the slip? The appendix, then the aggregate, decide.
-            culprit = self._culprit(test, col, total, reads, writes, key)
+            culprit = self._culprit(test, col, total=total, reads=reads, writes=writes, key=key)
             if culprit == "reads":
                 value = Iv.of(total) - Iv.of(writes).widen(half)
                 printed, metric = reads, "reads"
@@ -317,7 +318,7 @@ class _Auditor:
             )
 
     def _culprit(
-        self, test: TestKind, col: _Column, total: DocNumber, reads: DocNumber, writes: DocNumber, key: str
+        self, test: TestKind, col: _Column, *, total: DocNumber, reads: DocNumber, writes: DocNumber, key: str
     ) -> str:
         run = self._run_for(test, col)
         if run is not None and TableKind.TRANSACTIONAL in run.tables:
@@ -353,10 +354,7 @@ class _Auditor:
                 printed = row.values[-1] if row.values else None
                 if printed is None:
                     continue
-                parts = [
-                    c.corrected.get(row.key) or (Iv.of(c.values[row.key]) if c.values.get(row.key) else None)
-                    for c in columns
-                ]
+                parts = [c.corrected.get(row.key) or _iv_or_none(c.values.get(row.key)) for c in columns]
                 if not parts or any(p is None for p in parts):
                     continue
                 known = [p for p in parts if p is not None]
@@ -380,11 +378,11 @@ class _Auditor:
                 )
                 if row.target is not None and row.key == "achieved":
                     targets = [
-                        t.target
+                        r.target
                         for t in self.doc.summary_tables
                         if t.kind == "server" and t.test is test
-                        for t in t.rows
-                        if t.key == "achieved" and t.target
+                        for r in t.rows
+                        if r.key == "achieved" and r.target
                     ]
                     if targets:
                         per_server = targets[0]
@@ -471,7 +469,8 @@ class _Auditor:
                     "server.appendix",
                     printed,
                     Iv.of(value, summed_half(count)),
-                    what=f"{col.name} {col.labels.get(key, key)} ({test.value}) against {run.machine}'s appendix report",
+                    what=f"{col.name} {col.labels.get(key, key)} ({test.value}) "
+                    f"against {run.machine}'s appendix report",
                     derivation=(
                         f"{'sum' if count > 1 and 'latency' not in key else 'mean'} over the {n} instances "
                         f"of the appendix's {agg.CONVENTIONS[convention].value} table"
@@ -494,16 +493,23 @@ class _Auditor:
                 run.tables.get(TableKind.TRANSACTIONAL) or run.tables[TableKind.TOTAL]
             )
             total = agg.figures_from_table(run.tables[TableKind.TOTAL])
-            if total.reads is not None and trans.reads is not None:
-                if abs(printed.value - total.reads) < abs(printed.value - trans.reads):
-                    choice = "total"
+            if (
+                total.reads is not None
+                and trans.reads is not None
+                and abs(printed.value - total.reads) < abs(printed.value - trans.reads)
+            ):
+                choice = "total"
         if self.result.summary_convention is None:
             self.result.summary_convention = choice
             self.add(
                 NOTE,
                 "server.convention",
                 f"the per-server tables follow the {choice} convention: database reads are the sum of the "
-                f"{'transactional' if choice == 'transactional' else 'total (transactional + maintenance)'} reads",
+                + (
+                    "transactional reads"
+                    if choice == "transactional"
+                    else "total (transactional + maintenance) reads"
+                ),
                 column=col.name,
             )
         return choice
@@ -556,7 +562,8 @@ class _Auditor:
                     server_value,
                     Iv.of(db_value).scale(self.databases.value),
                     what=f"MB read/sec total per server ({name})",
-                    derivation=f"MB read/sec per database {db_value.text} x {self.databases.text} databases per server",
+                    derivation=f"MB read/sec per database {db_value.text} x {self.databases.text} "
+                    "databases per server",
                     table="Database read-only performance",
                     column=name,
                     line=per_server.line if per_server else None,
@@ -657,14 +664,15 @@ class _Auditor:
                 self.add(
                     ERROR,
                     "config.memory",
-                    f"the host server has {memory.group(0)} by the hardware table, but {machine}'s reports show "
+                    f"the host server has {memory.group(0)} by the hardware table, "
+                    f"but {machine}'s reports show "
                     f"{_fmt(a)} MB available on average",
                     section="Storage hardware",
                     row="Host server type",
                     line=host[1],
                     printed=memory.group(0),
                     expected=f"more than {_fmt(a, 0)} MB",
-                    derivation="Available MBytes (host system performance) cannot exceed the installed memory",
+                    derivation="Available MBytes (host system performance) cannot exceed installed memory",
                 )
 
     # -- one appendix report
@@ -767,7 +775,8 @@ class _Auditor:
             self.add(
                 ERROR,
                 "appendix.total_table",
-                f"{run.machine} {run.kind.value}: Total I/O Performance column {key} disagrees with {formula} "
+                f"{run.machine} {run.kind.value}: Total I/O Performance column {key} "
+                f"disagrees with {formula} "
                 f"in {len(rows)} of {len(total.rows)} rows (first: {rows[0]})",
                 section=f"Appendix: {report.title}",
                 table="Total I/O Performance",
@@ -852,7 +861,8 @@ class _Auditor:
             self.add(
                 WARNING,
                 "appendix.checksum_time",
-                f"{run.machine} checksum: the (Sum) row took {total.seconds_taken:.0f} s, but one database alone "
+                f"{run.machine} checksum: the (Sum) row took {total.seconds_taken:.0f} s, "
+                "but one database alone "
                 f"took {longest:.0f} s (the databases are checked in parallel)",
                 section=f"Appendix: {report.title}",
                 table="Checksum statistics",
@@ -880,7 +890,8 @@ class _Auditor:
                 ERROR,
                 "appendix.verdict",
                 f"{run.machine} {run.kind.value}: the report states Pass, but {failed.subject} fails "
-                f"'{failed.description}': {failed.value!r} {failed.unit}, limit {failed.operator} {failed.threshold!r}",
+                f"'{failed.description}': {failed.value!r} {failed.unit}, "
+                f"limit {failed.operator} {failed.threshold!r}",
                 section=f"Appendix: {report.title}",
                 table="Test summary",
                 row="Overall Test Result",
@@ -893,7 +904,8 @@ class _Auditor:
             self.add(
                 WARNING,
                 "appendix.verdict",
-                f"{run.machine} {run.kind.value}: the report states Fail, yet every rule passes on its figures",
+                f"{run.machine} {run.kind.value}: the report states Fail, "
+                "yet every rule passes on its figures",
                 section=f"Appendix: {report.title}",
                 row="Overall Test Result",
                 line=report.first_line,
@@ -918,7 +930,7 @@ class _Auditor:
                     printed=f"{maximum:g}",
                     expected=f"{expected:g}",
                     derivation="Jetstress thresholds by test kind (facts §9)",
-                    **where,  # type: ignore[arg-type]
+                    **where,
                 )
         if run.collection_start and run.collection_end and log.logging_intervals_ms and log.samples_queried:
             seconds = (run.collection_end - run.collection_start).total_seconds()
@@ -931,12 +943,13 @@ class _Auditor:
                     self.add(
                         WARNING,
                         "appendix.samples",
-                        f"{run.machine} {run.kind.value}: {queried} samples queried, but the collection window "
+                        f"{run.machine} {run.kind.value}: {queried} samples queried, "
+                        "but the collection window "
                         f"of {seconds:,.0f} s at {interval:g} s gives about {expected_samples:,.0f}",
                         printed=str(queried),
                         expected=f"{expected_samples:,.0f}",
                         derivation="collection window / logging interval",
-                        **where,  # type: ignore[arg-type]
+                        **where,
                     )
 
     # -- trend tables (004)
@@ -955,6 +968,7 @@ class _Auditor:
                 if table.rows
                 else 0
             )
+            baseline = table.columns[base] if base < len(table.columns) else "baseline"
             for label, line, cells in table.rows:
                 if len(cells) <= base:
                     continue
@@ -968,7 +982,7 @@ class _Auditor:
                         ratio,
                         what=f"{table.title.split(' Test results')[0]}, {label}, {column}",
                         derivation=(
-                            f"{cell.absolute.text} / {reference.text} (the {table.columns[base] if base < len(table.columns) else 'baseline'} column), "
+                            f"{cell.absolute.text} / {reference.text} (the {baseline} column), "
                             "with both bracketed values taken as rounded"
                         ),
                         table=table.title,
@@ -983,6 +997,10 @@ class _Auditor:
         for finding in fx.check_formulas(self.doc.formulas, self.doc.all_facts):
             self.result.checked += 1
             self.result.findings.append(finding)
+
+
+def _iv_or_none(value: DocNumber | None) -> Iv | None:
+    return None if value is None else Iv.of(value)
 
 
 def _merged(findings: list[Finding]) -> list[Finding]:

@@ -168,7 +168,7 @@ def init(
 
 
 @app.command()
-def audit(
+def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     document: Annotated[Path, typer.Argument(help="A published ESRP document: PDF, HTML, or text/Markdown.")],
     rules: RulesOption = None,
     as_json: JsonOption = False,

@@ -74,7 +74,7 @@ def _eval(node: ast.AST) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
         return float(node.value)
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_eval(node.left), _eval(node.right))
+        return float(_OPS[type(node.op)](_eval(node.left), _eval(node.right)))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand)
     raise ValueError("not arithmetic")
@@ -90,7 +90,10 @@ def _rounds_to(value: float, printed: float, decimals: int) -> bool:
 def _split_terms(text: str) -> tuple[list[str], list[str]]:
     """Top-level terms and the operators between them: 'a + (b * c) - d' -> [a, (b * c), d], [+, -]."""
     text = _unwrap(text.strip())
-    terms, ops, depth, current = [], [], 0, []
+    terms: list[str] = []
+    ops: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "(":
             depth += 1
@@ -129,12 +132,11 @@ def _resolve(term: str, results: dict[str, tuple[float, int]]) -> list[tuple[str
     starts = [(name, v, line) for name, (v, line) in results.items() if name.casefold().startswith(key + " ")]
     if starts:
         return starts
-    close = [
+    return [
         (name, v, line)
         for name, (v, line) in results.items()
         if SequenceMatcher(None, key, name.casefold()).ratio() > 0.85
     ]
-    return close
 
 
 def check_formulas(formulas: list[Formula], facts: list[tuple[str, str, int]]) -> list[Finding]:
@@ -150,11 +152,28 @@ def check_formulas(formulas: list[Formula], facts: list[tuple[str, str, int]]) -
         symbolic = [s for s in formula.sides[:-1] if evaluate(s) is None]
         where = {"section": "Sizing", "row": formula.name, "line": formula.line}
         if numeric is not None:
-            findings.extend(_check_value(formula, numeric, printed, printed_unit, decimals, where))
+            findings.extend(
+                _check_value(
+                    formula,
+                    numeric=numeric,
+                    printed=printed,
+                    printed_unit=printed_unit,
+                    decimals=decimals,
+                    where=where,
+                )
+            )
         if symbolic:
             findings.extend(
                 _check_symbols(
-                    formula, symbolic, numeric, results, units, printed, printed_unit, decimals, where
+                    formula,
+                    symbolic,
+                    numeric,
+                    results=results,
+                    units=units,
+                    printed=printed,
+                    printed_unit=printed_unit,
+                    decimals=decimals,
+                    where=where,
                 )
             )
         results[formula.name] = (printed, formula.line)
@@ -214,7 +233,8 @@ def _per_database(
             Finding(
                 ERROR,
                 "formula.per_database",
-                f"{text!r}: {name} {value:,g} (line {at}) over {databases} databases is {expected:,.1f}{hint}",
+                f"{text!r}: {name} {value:,g} (line {at}) over {databases} databases "
+                f"is {expected:,.1f}{hint}",
                 section="Sizing summary",
                 row=key.replace("_", " "),
                 line=line,
@@ -229,6 +249,7 @@ def _per_database(
 
 def _check_value(
     formula: Formula,
+    *,
     numeric: str,
     printed: float,
     printed_unit: str | None,
@@ -269,6 +290,7 @@ def _check_symbols(
     formula: Formula,
     symbolic: list[str],
     numeric: str | None,
+    *,
     results: dict[str, tuple[float, int]],
     units: dict[str, str | None],
     printed: float,
@@ -321,7 +343,8 @@ def _check_symbols(
                     Finding(
                         ERROR,
                         "formula.unit",
-                        f"{formula.name}: {factor.value:g} x {name} ({v:g} {named_unit.upper()}, line {line}) is "
+                        f"{formula.name}: {factor.value:g} x {name} "
+                        f"({v:g} {named_unit.upper()}, line {line}) is "
                         f"{expected:g} {named_unit.upper()}; printed {formula.sides[-1]}",
                         printed=formula.sides[-1],
                         expected=f"{expected:g} {named_unit.upper()}",

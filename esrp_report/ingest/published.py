@@ -157,8 +157,7 @@ def _strip_markup(text: str) -> str:
     text = _BR.sub(" ", text)
     text = _TAG.sub("", text)
     text = _MD_LINK.sub(r"\1", text)
-    text = text.replace("\\*", "*").replace("\\_", "_").replace("**", "").replace("\u00a0", " ")
-    return text
+    return text.replace("\\*", "*").replace("\\_", "_").replace("**", "").replace("\u00a0", " ")
 
 
 def _clean(line: DocLine) -> DocLine:
@@ -326,7 +325,8 @@ FACTS: dict[str, str] = {
 }
 
 _OUR_TITLE = re.compile(
-    r"^server \d+ \((?P<machine>[^)]+)\): (?P<kind>performance|stress|database ?backup|soft ?recovery|db ?checksum)$",
+    r"^server \d+ \((?P<machine>[^)]+)\): "
+    r"(?P<kind>performance|stress|database ?backup|soft ?recovery|db ?checksum)$",
     re.IGNORECASE,
 )
 _HOURS = re.compile(r"\b\d+-hour\s+")
@@ -440,10 +440,10 @@ class _Structure:
             rows.clear()
             numbers.clear()
 
-        for part in title.split(" / "):
-            ours = _OUR_TITLE.match(part)
-            if ours:  # "Server 1 (EMAIL2): DatabaseBackup", as esrp-report prints it
-                part = f"{ours.group('kind')} Test Result Report (from server {ours.group('machine')})"
+        for printed in title.split(" / "):
+            ours = _OUR_TITLE.match(printed)
+            # "Server 1 (EMAIL2): DatabaseBackup", as esrp-report prints it, in Jetstress's words
+            part = f"{ours['kind']} Test Result Report (from server {ours['machine']})" if ours else printed
             items.append(rh._Text(_HOURS.sub("", part), part, self.lines[start].no, None, False))
         for line in self.lines[start:end]:
             if not line.text:
@@ -553,9 +553,7 @@ class _Structure:
             figures = [(v, number(v)) for v in values]
             numeric = [(t, n) for t, n in figures if n is not None]
             take = numeric[-len(cols) :] if len(numeric) >= len(cols) else numeric
-            target = None
-            if len(numeric) > len(cols):
-                target = numeric[-len(cols) - 1][1]
+            row_target = numeric[-len(cols) - 1][1] if len(numeric) > len(cols) else None
             if len(take) < len(cols):
                 self.problem(
                     f"summary row {label!r} has {len(take)} figure(s) for {len(cols)} column(s)",
@@ -574,7 +572,7 @@ class _Structure:
                 current = SummaryTable(kind=kind, test=test, columns=list(cols), first_line=line.no)
                 current.has_target = header_target
                 self.doc.summary_tables.append(current)
-            row = SummaryRow(key, label, line.no, [n for _t, n in take], target)
+            row = SummaryRow(key, label, line.no, [n for _t, n in take], row_target)
             current.rows.append(row)
 
     # -- label/value facts
