@@ -12,7 +12,7 @@ import platform
 import sys
 from pathlib import Path
 
-BENCHMARKS = ["benchmarks.csv_ingest", "benchmarks.build_document"]
+BENCHMARKS = ["benchmarks.csv_ingest", "benchmarks.build_document", "benchmarks.audit_document"]
 
 
 def main() -> None:
