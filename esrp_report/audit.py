@@ -249,6 +249,7 @@ class _Auditor:
             if report.run is not None:
                 self.appendix_report(report)
         self.trends()
+        self.series()
         self.formulas()
         if not (servers or self.doc.trend_tables or self.doc.formulas or self.runs):
             self.add(NOTE, "read", "nothing checkable was found in this document")
@@ -990,6 +991,50 @@ class _Auditor:
                         column=column,
                         line=line,
                     )
+
+    # -- test series defined in several tables (004 §5.6)
+
+    def series(self) -> None:
+        groups: dict[tuple[str, str], list[m.SeriesUsers]] = {}
+        for entry in self.doc.series:
+            groups.setdefault((entry.section, entry.label), []).append(entry)
+        for (section, label), entries in groups.items():
+            if len(entries) < 3:
+                continue
+            self.result.checked += 1
+            votes: dict[tuple[int, ...], int] = {}
+            for entry in entries:
+                votes[entry.users] = votes.get(entry.users, 0) + 1
+            majority, count = max(votes.items(), key=lambda kv: kv[1])
+            if count * 2 <= len(entries):
+                continue
+            for entry in entries:
+                if entry.users == majority:
+                    continue
+                swapped = next(
+                    (
+                        other
+                        for (sec, other), others in groups.items()
+                        if sec == section and other != label and any(o.users == entry.users for o in others)
+                    ),
+                    None,
+                )
+                users = " / ".join(f"{u:,}" for u in entry.users)
+                hint = f"; those are series {swapped}'s" if swapped else ""
+                self.add(
+                    ERROR,
+                    "series.users",
+                    f"{entry.table.split(' ', 2)[0]} {entry.table.split(' ', 2)[1]} gives series {label} "
+                    f"{users} users, but {count} other tables of section {section} give "
+                    f"{' / '.join(f'{u:,}' for u in majority)}{hint}",
+                    section=f"Section {section}",
+                    table=entry.table,
+                    row=label,
+                    line=entry.line,
+                    printed=users,
+                    expected=" / ".join(f"{u:,}" for u in majority),
+                    derivation="the same series in the other tables of the section",
+                )
 
     # -- worked formulas (004 §6.3)
 

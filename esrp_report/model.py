@@ -513,6 +513,17 @@ class Formula:
     line: int
 
 
+@dataclass(frozen=True)
+class SeriesUsers:
+    """The user counts a table gives one test series ("#1: 5,000 / 7,500 / 10,000 users")."""
+
+    section: str  # the numbered section the table sits in; series labels are local to it
+    label: str  # "#1"
+    users: tuple[int, ...]
+    table: str
+    line: int
+
+
 @dataclass
 class PublishedReport:
     """One test report of the appendix, read into a Run when it could be."""
@@ -535,5 +546,6 @@ class PublishedDocument:
     all_facts: list[tuple[str, str, int]] = field(default_factory=list)  # (key, text, line), every one
     trend_tables: list[TrendTable] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
+    series: list[SeriesUsers] = field(default_factory=list)
     reports: list[PublishedReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

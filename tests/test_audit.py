@@ -69,6 +69,8 @@ def test_equallogic_004_trend_tables_and_sizing_example() -> None:
         ("formula.per_database", 1046, ""),  # 41 GB of logs per database: 849 / 7 = 121 GB
         ("formula.substitution", 1019, ""),  # total = transactional (1380, not 1972) + 493 + 257
         ("formula.unit", 989, ""),  # Search Catalog 659 MB: 0.10 x 6590 GB = 659 GB
+        ("series.users", 646, ""),  # Table 14 labels series #1 and #2 the other way round
+        ("series.users", 650, ""),
         ("trend.percentage", 834, "2,000 users [PS4100E]"),  # 360 / 900 = 40 %, printed 39 %
         ("trend.percentage", 834, '2,000 users [PS4100XV 3.5"]'),
     ]

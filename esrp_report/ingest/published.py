@@ -351,6 +351,7 @@ class _Structure:
         self.facts(in_report)
         self.trend_tables()
         self.formulas(in_report)
+        self.series()
         for start, end, title in segments:
             self.report(start, end, title)
         if not self.doc.summary_tables and not self.doc.trend_tables and not self.doc.formulas:
@@ -629,6 +630,65 @@ class _Structure:
                     ],
                 )
             )
+
+    # -- test series: which user counts each table gives "#1", "#2" (004 §5.6)
+
+    def series(self) -> None:
+        section, title, users_column = "", "", False
+        current: tuple[str, list[int], int] | None = None
+
+        def close() -> None:
+            nonlocal current
+            if current is not None and len(current[1]) >= 2:
+                label, users, line = current
+                self.doc.series.append(m.SeriesUsers(section, label, tuple(users), title, line))
+            current = None
+
+        for line in self.lines:
+            numbered = re.match(r"^(\d+\.\d+)\s", line.text) if line.heading else None
+            if numbered:
+                close()
+                section = numbered.group(1)
+            if re.match(r"^Table \d+", line.text):
+                close()
+                title, users_column = line.text, False
+            cells = line.cells
+            if not cells:
+                if line.text:
+                    close()
+                continue
+            first = cells[0].strip()
+            label = re.fullmatch(r"(?:series\s*)?(#\d+)", first, re.IGNORECASE)
+            if len(cells) >= 2 and "concurrent users" in cells[1].casefold() and not label:
+                users_column = True
+                continue
+            if (
+                label
+                and len(cells) >= 3
+                and "users" in cells[1].casefold()
+                and not cells[1].strip()[:1].isdigit()
+                and " / " in cells[2]
+            ):
+                close()
+                counts = [
+                    int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", cells[2].split("concurrent")[0])
+                ]
+                self.doc.series.append(m.SeriesUsers(section, label.group(1), tuple(counts), title, line.no))
+                continue
+            if label and first.casefold().startswith("series"):
+                close()
+                heads = [re.match(r"^([\d,]+) users", c) for c in cells[1:]]
+                if all(heads):
+                    values = tuple(int(h.group(1).replace(",", "")) for h in heads if h)
+                    self.doc.series.append(m.SeriesUsers(section, label.group(1), values, title, line.no))
+                continue
+            if users_column and len(cells) >= 2 and re.fullmatch(r"[\d,]+", cells[1].strip()):
+                if label:
+                    close()
+                    current = (label.group(1), [], line.no)
+                if current is not None:
+                    current[1].append(int(cells[1].replace(",", "")))
+        close()
 
     # -- worked formulas: "Name = expression = ... = value unit"
 

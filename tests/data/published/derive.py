@@ -27,6 +27,10 @@ def is_prose(line: str) -> bool:
     text = line.strip()
     if len(text) <= 90 or "\t" in line or text.startswith(("|", "#")) or _TIMESTAMP.match(text):
         return False
+    if re.match(r"^(\*\*)?(Table|Figure) \d+", text) and not re.match(
+        r"^(Table|Figure) \d+ (reports|lists|shows)", text
+    ):
+        return False  # a caption
     if "=" in text and re.search(r"\d", text):
         return False  # a worked formula
     words = re.findall(r"[A-Za-z]{3,}", text)
