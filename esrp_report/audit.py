@@ -350,6 +350,17 @@ class _Auditor:
 
     def aggregate(self, test: TestKind, columns: list[_Column]) -> None:
         tables = [t for t in self.doc.summary_tables if t.kind == "aggregate" and t.test is test]
+        if tables and self.doc.unread_summary_rows:
+            self.add(
+                WARNING,
+                "aggregate.skipped",
+                f"the aggregate table ({test.value}) is not checked: "
+                f"{self.doc.unread_summary_rows} per-server row(s) could not be read, so the servers' sums "
+                "are incomplete",
+                table="Aggregate performance across all servers",
+                line=tables[0].first_line,
+            )
+            return
         for table in tables:
             for row in table.rows:
                 printed = row.values[-1] if row.values else None

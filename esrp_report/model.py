@@ -547,5 +547,6 @@ class PublishedDocument:
     trend_tables: list[TrendTable] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     series: list[SeriesUsers] = field(default_factory=list)
+    unread_summary_rows: int = 0  # summary rows whose columns could not be told apart
     reports: list[PublishedReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

@@ -91,15 +91,22 @@ def test_ocr_damaged_document_is_audited_and_says_what_it_could_not_read(tmp_pat
     damaged = (
         text.replace("Achieved transactional I/O per sec", "Achieved transactlonal I/O per sec")
         .replace("Database writes/sec\tN/A", "Databasc writes/sec\tN/A")
-        .replace("## Host system performance", "## Hosl systern perforrnance", 1)
-        .replace("Instance2756.1\t18.471", "Instance2756.1 \t18.47l", 1)  # OCR: l for 1
-        .replace("\t", "  ", 40)  # tabs become spaces in the first rows
+        .replace("Instance2756.1\t18.471", "Instance2756.1\t18.47l", 1)  # OCR: l for 1
+        .replace("Database I/O\tTarget values\tServer 6\tServer 7\tServer 8\tServer 9\tServer 10\n", "\n")
+        .replace("\t", "   ", 60)  # tabs become spaces in the first tables
     )
     path = tmp_path / "ocr.txt"
     path.write_text(damaged, encoding="utf-8")
     result = audit_document(path)
-    assert ("server.achieved_sum", 409) in {(f.check, f.line) for f in result.findings}
-    assert any("not a number" in p.message or "not" in p.message for p in result.unread) or result.findings
+    found = {(f.check, f.line) for f in result.findings if f.severity == "error"}
+    assert ("server.achieved_sum", 409) in found  # labels with OCR errors still read
+    assert ("appendix.host_range", 527) in found  # the appendix still checked
+    assert any("18.47l" in p.message for p in result.unread)  # the damaged cell is named, not zeroed
+    # Servers 6-10 lost their header row: those rows are reported as not read, never guessed, and
+    # the aggregate, which needs all ten, is not checked (and says so).
+    assert any(p.location == "line 424" and "not read" in p.message for p in result.unread)
+    assert ("aggregate.servers", 446) not in found
+    assert "aggregate.skipped" in {f.check for f in result.findings}
 
 
 @pytest.mark.parametrize("name", ["vmax.html", "vmax.pdf"])

@@ -416,6 +416,8 @@ class _Structure:
         )
         try:
             report.run = rh._Reader(source).read(items)
+            # Cells the reader could not use (OCR damage, "18.47l") are left out: say so.
+            self.doc.problems.extend(p for p in report.run.problems if p.lost and p.severity != "note")
         except (ReportFormatError, UnsupportedFormatError) as exc:
             report.problem = exc.detail
             self.problem(
@@ -470,6 +472,15 @@ class _Structure:
             ):
                 pending_header.append(line)
                 continue
+            if (
+                rows
+                and re.match(r"^database:", line.text, re.IGNORECASE)
+                and "database:" not in rows[-1][-1].casefold()
+            ):
+                rows[-1][-1] += " " + line.text  # "Log path: G:\log" / "Database: E:\db\x.edb" on two lines
+                continue
+            if rows and cells and _is_table_header(cells):
+                emit()  # a new table starts (its heading may come after it, facts §9)
             if cells and len(cells) >= 2 and not _TIMESTAMP_LINE.match(line.text):
                 if not rows and section in _INSTANCE_SECTIONS and _looks_like_instance_row(cells):
                     if not rows:
@@ -525,6 +536,8 @@ class _Structure:
                 label_parts.clear()
                 continue
             cells = line.cells
+            if not cells and len(text) > 100:
+                header_cols, header_target, current = [], False, None  # prose ends a table's heading
             if not cells:
                 if text and len(text) < 70 and not line.heading:
                     label_parts.append((i, text))
@@ -549,18 +562,29 @@ class _Structure:
                 continue
             if key in BACKUP_METRICS and not header_cols:
                 cols = ["all servers"]
+            elif header_cols:
+                cols = header_cols
             else:
-                cols = header_cols or ["(unnamed)"]
+                self.doc.unread_summary_rows += 1
+                self.problem(
+                    f"summary row {label!r} has no column heading; the row is not read", f"line {line.no}"
+                )
+                continue
             figures = [(v, number(v)) for v in values]
             numeric = [(t, n) for t, n in figures if n is not None]
             take = numeric[-len(cols) :] if len(numeric) >= len(cols) else numeric
             row_target = numeric[-len(cols) - 1][1] if len(numeric) > len(cols) else None
             if len(take) < len(cols):
+                # Which figure belongs to which column cannot be known: none is used.
+                self.doc.unread_summary_rows += 1
                 self.problem(
-                    f"summary row {label!r} has {len(take)} figure(s) for {len(cols)} column(s)",
+                    f"summary row {label!r} has {len(take)} figure(s) for {len(cols)} column(s) "
+                    f"({', '.join(cols)}); the row is not read",
                     f"line {line.no}",
-                    lost=len(cols) - len(take),
+                    lost=len(take),
                 )
+                label_parts.clear()
+                continue
             aggregate = cols == ["all servers"] and key not in BACKUP_METRICS
             kind = (
                 "backup"
