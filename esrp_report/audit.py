@@ -15,7 +15,6 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from statistics import fmean
 
 from esrp_report import aggregate as agg
 from esrp_report import formulas as fx
@@ -24,7 +23,6 @@ from esrp_report.findings import ERROR, NOTE, WARNING, Finding
 from esrp_report.model import DocNumber, PublishedDocument, Run, SummaryTable, TableKind, TestKind
 from esrp_report.rules import Rule, RunEvidence, Status, evaluate_run, roll_up
 
-REPORTED_VERDICT_RULE = "jetstress-verdict"
 INSTANCE_HALF_UNIT = 0.0005  # Jetstress prints per-instance figures with three decimals
 
 
@@ -135,7 +133,7 @@ def _fmt(value: float, decimals: int = 3) -> str:
 
 def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     result = AuditResult(doc.source, doc.format, doc.convention)
-    result.unread = [p for p in doc.problems if p.severity != NOTE or "could not" in p.message]
+    result.unread = [p for p in doc.problems if p.severity != NOTE]
     auditor = _Auditor(doc, rules, result)
     auditor.run()
     result.findings = _merged(result.findings)
@@ -204,12 +202,7 @@ class _Auditor:
         fact = self.doc.facts.get(key)
         if fact is None:
             return None
-        match = re.match(r"^\s*([\d,]*\.?\d+)", fact[0])
-        if not match:
-            return None
-        from esrp_report.ingest.published import number  # noqa: PLC0415 - a pure parser of printed numbers
-
-        return number(match.group(1))
+        return DocNumber.leading(fact[0])
 
     def _name_reports(self) -> None:
         """A report without a machine name (backup, soft recovery in 000) follows the one before."""
@@ -233,9 +226,6 @@ class _Auditor:
     # -- the whole document
 
     def run(self) -> None:
-        for problem in self.doc.problems:
-            if problem.severity != NOTE:
-                self.add(WARNING, "read", problem.message, line=_line_of(problem.location))
         servers = self.server_columns(TestKind.PERFORMANCE)
         stress = self.server_columns(TestKind.STRESS)
         for test, columns in ((TestKind.PERFORMANCE, servers), (TestKind.STRESS, stress)):
@@ -709,9 +699,10 @@ class _Auditor:
         figures = agg.figures_from_table(table)
         if figures.transfers is None:
             return
-        printed_text = run.sizing_text if hasattr(run, "sizing_text") else None
+        # The report reader keeps the value, not its text: the decimals are those of the shortest
+        # repr, which can only drop trailing zeros — a wider interval, never a narrower one.
         decimals = _decimals_of(achieved)
-        printed = DocNumber(achieved, decimals, printed_text or _fmt(achieved, decimals).replace(",", ""))
+        printed = DocNumber(achieved, decimals, f"{achieved:.{decimals}f}")
         self.relation(
             "appendix.achieved",
             printed,
@@ -740,7 +731,7 @@ class _Auditor:
         )
         tr = {r.instance: r.values for r in trans.rows}
         h = INSTANCE_HALF_UNIT
-        failures: dict[str, list[str]] = {}
+        failures: dict[str, list[tuple[str, float, float]]] = {}  # key -> (instance, printed, expected)
         for row in total.rows:
             t = tr.get(row.instance)
             if t is None:
@@ -774,9 +765,7 @@ class _Auditor:
                     continue
                 self.result.checked += 1
                 if not Iv.of(printed, h).meets(expected):
-                    failures.setdefault(key, []).append(
-                        f"{row.instance}: {printed:.3f} vs {expected.mid:.3f}"
-                    )
+                    failures.setdefault(key, []).append((row.instance, printed, expected.mid))
         for key, rows in failures.items():
             source = (
                 "Log Replication" if key in (m.LOG_READS, m.LOG_READ_BYTES) else "Transactional"
@@ -789,13 +778,14 @@ class _Auditor:
                 "appendix.total_table",
                 f"{run.machine} {run.kind.value}: Total I/O Performance column {key} "
                 f"disagrees with {formula} "
-                f"in {len(rows)} of {len(total.rows)} rows (first: {rows[0]})",
+                f"in {len(rows)} of {len(total.rows)} rows (first: {rows[0][0]}, {rows[0][1]:.3f} "
+                f"against {rows[0][2]:.3f})",
                 section=f"Appendix: {report.title}",
                 table="Total I/O Performance",
                 column=key,
                 line=report.first_line,
-                printed=rows[0].split(": ")[1].split(" vs ")[0],
-                expected=rows[0].split(" vs ")[1],
+                printed=f"{rows[0][1]:.3f}",
+                expected=f"{rows[0][2]:.3f}",
                 derivation=f"Total I/O Performance = {formula}",
             )
 
@@ -892,11 +882,13 @@ class _Auditor:
         evidence = RunEvidence(
             run=run, server=run.machine, target_iops=run.sizing.target_iops, target_source="report"
         )
-        results = [r for r in evaluate_run(evidence, self.rules) if r.rule_id != REPORTED_VERDICT_RULE]
+        # Judge the figures, not Jetstress's own verdict: leave out the rules that measure it.
+        stated = {rule.id for rule in self.rules if rule.measure == "reported_result"}
+        results = [r for r in evaluate_run(evidence, self.rules) if r.rule_id not in stated]
         status = roll_up(results)
         self.result.checked += 1
-        stated = run.overall_result.strip().casefold()
-        if stated == "pass" and status is Status.FAIL:
+        verdict = run.overall_result.strip().casefold()
+        if verdict == "pass" and status is Status.FAIL:
             failed = next(r for r in results if r.status is Status.FAIL)
             self.add(
                 ERROR,
@@ -912,7 +904,7 @@ class _Auditor:
                 expected="Fail",
                 derivation=f"rule {failed.rule_id} ({failed.evidence})",
             )
-        elif stated == "fail" and status is Status.PASS:
+        elif verdict == "fail" and status is Status.PASS:
             self.add(
                 WARNING,
                 "appendix.verdict",
@@ -1078,12 +1070,3 @@ def _merged(findings: list[Finding]) -> list[Finding]:
 def _decimals_of(value: float) -> int:
     text = repr(value)
     return len(text.split(".", 1)[1]) if "." in text and not text.endswith(".0") else 0
-
-
-def _line_of(location: str | None) -> int | None:
-    match = re.search(r"line (\d+)", location or "")
-    return int(match.group(1)) if match else None
-
-
-def mean(values: list[float]) -> float:
-    return fmean(values)

@@ -8,6 +8,7 @@ Values keep full precision; nothing in the model is rounded.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -442,6 +443,9 @@ class Manifest:
 
 # --- Published documents (the audit's input) ---------------------------------------------------
 
+# A printed number: optional sign, thousands separators, decimals.
+_PRINTED_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[-+]?\.\d+$")
+
 
 @dataclass
 class DocLine:
@@ -463,6 +467,23 @@ class DocNumber:
     decimals: int
     text: str
     percent: bool = False
+
+    @staticmethod
+    def parse(text: str) -> DocNumber | None:
+        """A printed number ("14,422.400", "39%", "< 20"-free) with its decimals, or None."""
+        cleaned = text.strip().rstrip("*").strip()
+        percent = cleaned.endswith("%")
+        cleaned = cleaned.rstrip("%").strip()
+        if not _PRINTED_NUMBER.match(cleaned):
+            return None
+        decimals = len(cleaned.split(".", 1)[1]) if "." in cleaned else 0
+        return DocNumber(float(cleaned.replace(",", "")), decimals, text.strip(), percent=percent)
+
+    @staticmethod
+    def leading(text: str) -> DocNumber | None:
+        """The number a cell starts with: "10,000" of "10,000 users", "0.120" of "0.120 IOPs"."""
+        match = re.match(r"^\s*([\d,]*\.?\d+)", text)
+        return DocNumber.parse(match.group(1)) if match else None
 
     @property
     def half_unit(self) -> float:

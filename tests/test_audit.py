@@ -17,12 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from esrp_report.api import audit_document, write_audit_report
-from esrp_report.audit import Iv, summed_half
+from esrp_report.audit import Iv, audit, summed_half
 from esrp_report.cli import app
 from esrp_report.ingest.published import parse_document, read_document
+from esrp_report.rules import load_rules
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 runner = CliRunner()
+RULES = load_rules(None)
 
 
 def _errors(path: Path) -> set[tuple[str, int | None]]:
@@ -117,11 +119,11 @@ def test_our_vmax_build_audits_with_zero_errors(vmax_build: Path, name: str) -> 
     assert not result.unread
 
 
-def _planted(vmax_build: Path, tmp_path: Path, old: str, new: str, count: int = 1) -> Path:
+def _planted(vmax_build: Path, tmp_path: Path, old: str, new: str) -> Path:
     html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
     assert old in html
     path = tmp_path / "planted.html"
-    path.write_text(html.replace(old, new, count), encoding="utf-8")
+    path.write_text(html.replace(old, new, 1), encoding="utf-8")
     return path
 
 
@@ -131,32 +133,38 @@ def test_planted_summary_value_is_caught_at_its_cell(vmax_build: Path, tmp_path:
     assert [(f.check, f.column, f.printed) for f in found] == [("server.achieved_sum", "Server 4", "898.570")]
 
 
-def test_planted_appendix_value_is_caught_in_that_report(vmax_build: Path, tmp_path: Path) -> None:
-    # One instance's transactional reads in EMAIL5's performance report (first table of that run).
+def _planted_after(vmax_build: Path, tmp_path: Path, anchor: str, old: str, new: str) -> Path:
+    """A copy of the built HTML with the first cell holding ``old`` after ``anchor`` changed."""
     html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
-    start = html.index("Instance2756.1<")
-    cell = re.compile(r"<td[^>]*>44\.658</td>")
-    match = cell.search(html, start)
+    match = re.compile(rf"<td[^>]*>{re.escape(old)}</td>").search(html, html.index(anchor))
     assert match is not None
     path = tmp_path / "planted.html"
-    path.write_text(html[: match.start()] + match.group(0).replace("44.658", "45.658") + html[match.end() :])
+    path.write_text(html[: match.start()] + match.group(0).replace(old, new) + html[match.end() :])
+    return path
+
+
+def test_planted_appendix_value_is_caught_in_that_report(vmax_build: Path, tmp_path: Path) -> None:
+    # One instance's transactional reads in EMAIL5's performance report (first table of that run).
+    path = _planted_after(vmax_build, tmp_path, "Instance2756.1<", "44.658", "45.658")
     found = [f for f in audit_document(path).findings if f.severity == "error"]
     assert found and all("EMAIL5" in f.message or f.column == "Server 4" for f in found)
     assert any(f.check == "appendix.achieved" and "Performance" in (f.section or "") for f in found)
 
 
 def test_planted_pass_that_should_be_fail(vmax_build: Path, tmp_path: Path) -> None:
-    html = (vmax_build / "vmax.html").read_text(encoding="utf-8")
-    start = html.index("Instance2756.1<")
-    cell = re.compile(r"<td[^>]*>18\.471</td>")
-    match = cell.search(html, start)
-    assert match is not None
-    path = tmp_path / "planted.html"
-    path.write_text(html[: match.start()] + match.group(0).replace("18.471", "21.471") + html[match.end() :])
+    path = _planted_after(vmax_build, tmp_path, "Instance2756.1<", "18.471", "21.471")
     found = [f for f in audit_document(path).findings if f.check == "appendix.verdict"]
     assert len(found) == 1 and found[0].severity == "error"
     assert found[0].printed == "Pass" and found[0].expected == "Fail" and "EMAIL5" in found[0].message
     assert found[0].row == "Overall Test Result" and "EMAIL5" in (found[0].section or "")
+
+
+def test_stated_fail_with_passing_figures_is_a_warning(vmax_build: Path, tmp_path: Path) -> None:
+    # Jetstress's own verdict is not one of the rules the figures are judged by.
+    path = _planted_after(vmax_build, tmp_path, "Server 4 (EMAIL5): Performance", "Pass", "Fail")
+    found = [f for f in audit_document(path).findings if f.check == "appendix.verdict"]
+    assert [(f.severity, f.printed, f.expected) for f in found] == [("warning", "Fail", "Pass")]
+    assert "EMAIL5" in found[0].message
 
 
 def test_cli_exit_status_json_recompute_and_report(tmp_path: Path) -> None:
@@ -226,7 +234,6 @@ def test_damaged_copies_never_crash(name: str) -> None:
     rng = random.Random(name)
     for _ in range(25):
         doc = parse_document(_damage(text, rng).encode("utf-8"), name)
-        from esrp_report.audit import audit
         from esrp_report.rules import load_rules
 
         audit(doc, load_rules(None))
@@ -257,7 +264,6 @@ def _swapped_summary_cells(name: str) -> list[tuple[int, str, str]]:
 @pytest.mark.parametrize("name", ["vmax-000.txt", "netapp-001.txt", "esrp40-total.txt"])
 def test_every_planted_digit_swap_in_a_summary_table_is_found(name: str) -> None:
     text = (DATA / name).read_text(encoding="utf-8").splitlines()
-    from esrp_report.audit import audit
     from esrp_report.rules import load_rules
 
     rules = load_rules(None)

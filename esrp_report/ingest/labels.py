@@ -98,21 +98,23 @@ _KIND_WORDS = (
     (r"db ?checksum|checksum", TestKind.DB_CHECKSUM),
 )
 
-# Report titles naming the test: "Stress Test Result Report (from server X)" and the heading
-# line "Microsoft Exchange Server Jetstress - DBChecksum" of converted appendices. Matched
-# against title-like text outside the test log only (log lines name other tests' files).
+# Report titles naming the test: "Stress Test Result Report (from server X)", the heading lines
+# "Microsoft Exchange Server Jetstress - DBChecksum" and "... Jetstress – 24-hour stress" of
+# converted appendices, and "Server 4 (EMAIL5): Stress" as esrp-report's documents print it.
+# Matched against title-like text outside the test log only (log lines name other tests' files).
 REPORT_KINDS: tuple[tuple[re.Pattern[str], TestKind], ...] = tuple(
     (re.compile(pattern), kind)
     for word, kind in _KIND_WORDS
     for pattern in (
         rf"\b(?:{word}) test result report\b",
-        rf"\bjetstress(?: \d{{4}})?\s*[-–—:]\s*(?:{word})$",
+        rf"\bjetstress(?: \d{{4}})?\s*[-–—:]\s*(?:\d+-hour )?(?:{word})$",
+        rf"^server \d+ \([^)]+\): (?:{word})$",
     )
 )
 
 # A report title without a test name still marks the page as a Jetstress report.
 REPORT_TITLE = re.compile(r"\btest result report\b")
-FROM_SERVER = re.compile(r"\(from server (?P<name>[^)]+)\)", re.IGNORECASE)
+FROM_SERVER = re.compile(r"(?:\(from server |^server \d+ \()(?P<name>[^)]+)\)", re.IGNORECASE)
 
 SUMMARY_LABELS: dict[str, str] = {
     "overall test result": "overall_result",

@@ -38,8 +38,6 @@ from esrp_report.model import (
 )
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
-# A printed number: optional sign, thousands separators, decimals; a trailing % is kept apart.
-_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[-+]?\.\d+$")
 _TAG = re.compile(r"</?(?:b|i|u|em|strong|span|font|sup|sub|a|p|div|ul|li|ol|code)\b[^>]*>", re.IGNORECASE)
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -228,19 +226,12 @@ def _label_and_figures(text: str) -> list[str] | None:
 
 
 def is_number(text: str) -> bool:
-    text = text.strip().rstrip("%")
-    return bool(_NUMBER.match(text))
+    return DocNumber.parse(text.strip()) is not None
 
 
 def number(text: str) -> DocNumber | None:
     """A printed number with its precision (decimals), or None."""
-    cleaned = text.strip().rstrip("*").strip()
-    percent = cleaned.endswith("%")
-    cleaned = cleaned.rstrip("%").strip()
-    if not _NUMBER.match(cleaned):
-        return None
-    decimals = len(cleaned.split(".", 1)[1]) if "." in cleaned else 0
-    return DocNumber(float(cleaned.replace(",", "")), decimals, text.strip(), percent=percent)
+    return DocNumber.parse(text)
 
 
 def normalize(label: str) -> str:
@@ -324,12 +315,6 @@ FACTS: dict[str, str] = {
     "search catalog": "search_catalog",
 }
 
-_OUR_TITLE = re.compile(
-    r"^server \d+ \((?P<machine>[^)]+)\): "
-    r"(?P<kind>performance|stress|database ?backup|soft ?recovery|db ?checksum)$",
-    re.IGNORECASE,
-)
-_HOURS = re.compile(r"\b\d+-hour\s+")
 _APPENDIX_START = re.compile(r"^appendix\b", re.IGNORECASE)
 
 
@@ -395,9 +380,7 @@ class _Structure:
                 if line.cells:
                     tables_since = True
                 continue
-            label = _HOURS.sub("", label)
             is_title = any(p.search(label) for p, _k in L.REPORT_KINDS) or bool(L.REPORT_TITLE.search(label))
-            is_title = is_title or bool(_OUR_TITLE.match(line.text))
             if is_title and tables_since:
                 starts.append((i, line.text))
                 tables_since = False
@@ -443,15 +426,10 @@ class _Structure:
             rows.clear()
             numbers.clear()
 
-        for printed in title.split(" / "):
-            ours = _OUR_TITLE.match(printed)
-            # "Server 1 (EMAIL2): DatabaseBackup", as esrp-report prints it, in Jetstress's words
-            part = f"{ours['kind']} Test Result Report (from server {ours['machine']})" if ours else printed
-            items.append(rh._Text(_HOURS.sub("", part), part, self.lines[start].no, None, False))
+        items.extend(rh._Text(part, part, self.lines[start].no, None, False) for part in title.split(" / "))
         for line in self.lines[start:end]:
             if not line.text:
                 continue
-            label = L.normalize_label(line.text)
             found = rh._section_of(line.text)
             if section == "log" and found is None and not line.heading:
                 items.append(rh._Text(line.text, line.raw.strip(), line.no, "log", False))
@@ -495,8 +473,7 @@ class _Structure:
                 pending_header.append(line)
                 continue
             emit()
-            is_title = len(label) < 120 and (line.heading > 0 or label == L.normalize_label(title))
-            items.append(rh._Text(line.text, line.raw.strip(), line.no, section, is_title and False))
+            items.append(rh._Text(line.text, line.raw.strip(), line.no, section, False))
         emit()
         # A wrapped multi-line heading ahead of an instance table (our PDF listings, OCR) is dropped
         # by the loop above; the rows then get the standard Jetstress column order by width.
@@ -530,7 +507,7 @@ class _Structure:
                     header_cols += columns
                 else:
                     header_cols = columns
-                header_target = header_target or target if i - header_line <= 2 else target
+                header_target = (header_target or target) if i - header_line <= 2 else target
                 header_line = i
                 current = None
                 label_parts.clear()
@@ -549,14 +526,12 @@ class _Structure:
             if (not label or _TARGET_PREFIX.fullmatch(label + " ")) and label_parts:
                 values = ([label] if label else []) + values
                 label = " ".join(t for _i, t in label_parts)
-            target_match = _TARGET_PREFIX.match(label + " ") if label else None
             key = fuzzy_key(label, SUMMARY_METRICS)
             if key is None:
                 label_match = re.match(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", label, re.IGNORECASE)
                 if label_match:
                     key = fuzzy_key(label_match.group(1), SUMMARY_METRICS)
                     values = [label_match.group(2), *values]
-            del target_match
             label_parts.clear()
             if key is None:
                 continue
@@ -630,30 +605,34 @@ class _Structure:
                     current = None if line.text else current
                 continue
             parsed = [cell.match(c.strip()) for c in cells[1:]]
-            if not all(parsed):
-                if not any(parsed):
-                    header = cells
-                    if current is not None and current.rows:
-                        current = None
+            if not any(parsed):
+                header = cells
+                if current is not None and current.rows:
+                    current = None
+                continue
+            trend = [
+                (number(p.group("pct")), number(p.group("abs")), p.group("unit").strip()) if p else None
+                for p in parsed
+            ]
+            figures = [
+                TrendCell(pct, absolute, unit)
+                for item in trend
+                if item is not None
+                for pct, absolute, unit in [item]
+                if pct is not None and absolute is not None
+            ]
+            if len(figures) < len(parsed):
+                self.problem(
+                    f"trend row {cells[0]!r}: {len(parsed) - len(figures)} cell(s) not of the form "
+                    "'percentage [absolute]'; the row is not read",
+                    f"line {line.no}",
+                    lost=len(figures),
+                )
                 continue
             if current is None:
                 current = TrendTable(title=title, columns=header[1:] if header else [], first_line=line.no)
                 self.doc.trend_tables.append(current)
-            current.rows.append(
-                (
-                    cells[0],
-                    line.no,
-                    [
-                        TrendCell(
-                            number(p.group("pct")) or DocNumber(0, 0, ""),
-                            number(p.group("abs")) or DocNumber(0, 0, ""),
-                            p.group("unit").strip(),
-                        )
-                        for p in parsed
-                        if p is not None
-                    ],
-                )
-            )
+            current.rows.append((cells[0], line.no, figures))
 
     # -- test series: which user counts each table gives "#1", "#2" (004 §5.6)
 
