@@ -12,11 +12,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from esrp_report import convert as counter_convert
 from esrp_report.assess import SolutionAssessment, assess
 from esrp_report.audit import AuditResult, audit
 from esrp_report.document import Document, build_document
 from esrp_report.errors import EsrpError, InputError
-from esrp_report.ingest import config_xml, counter_csv, report_html, result_xml, test_log
+from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.ingest.published import read_document
@@ -80,11 +81,25 @@ def inspect(path: Path) -> dict[str, Any]:
         )
     elif fmt == ev.COUNTER_CSV:
         out.update(counter_csv.describe_counter_log(counter_csv.read_counter_csv(path)))
+    elif fmt == ev.BLG:
+        out.update(blg.describe_blg(path))
     elif fmt == ev.TEST_LOG:
         out.update(payload.describe_test_log(test_log.read_test_log(path)))
     else:
         out["problems"] = [{"message": f"{fmt} files are recognised but not read yet"}]
     return out
+
+
+def convert_counter_log(
+    source: Path,
+    output: Path,
+    *,
+    counters: list[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> counter_convert.ConvertResult:
+    """A .blg (or perfmon CSV/TSV) as relog-style CSV/TSV or Parquet, streaming."""
+    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end)
 
 
 @dataclass
@@ -103,6 +118,7 @@ __all__ = [
     "audit_document",
     "build",
     "check",
+    "convert_counter_log",
     "init_manifest",
     "inspect",
     "solution_from_manifest",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -259,6 +260,42 @@ def inspect(
     for key, value in description.items():
         table.add_row(key, _plain(value))
     _console().print(table)
+
+
+@app.command()
+def convert(
+    source: Annotated[Path, typer.Argument(help="A binary perfmon log (.blg), or a perfmon CSV/TSV.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="OUT.csv, OUT.tsv or OUT.parquet (format from the name).")
+    ],
+    counters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--counters",
+            help=r"Keep counters whose path matches (wildcards * and ?, "
+            r"e.g. '\LogicalDisk(*)\Avg. Disk sec/*'); repeatable.",
+        ),
+    ] = None,
+    begin: Annotated[
+        datetime | None,
+        typer.Option(
+            "--begin", help="First sample to keep (the log's local time unless an offset is given)."
+        ),
+    ] = None,
+    end: Annotated[datetime | None, typer.Option("--end", help="Last sample to keep.")] = None,
+) -> None:
+    """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming."""
+    try:
+        result = api.convert_counter_log(source, output, counters=counters, begin=begin, end=end)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    console = _console()
+    for problem in result.problems:
+        console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
+    console.print(
+        f"wrote {result.output} ({result.format}): {result.samples} sample(s) x {result.columns} counter(s)",
+        markup=False,
+    )
 
 
 @app.command()

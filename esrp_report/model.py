@@ -276,6 +276,9 @@ class CounterLog:
     utc_offset_minutes: int | None = None  # local = UTC + offset
     time_zone_name: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    # Raw values (timestamp + one Int64 column per counter column) of counters whose type the
+    # reader does not cook; their ``samples`` column stays empty. BLG only.
+    raw: pl.DataFrame | None = None
 
     @property
     def sample_count(self) -> int:

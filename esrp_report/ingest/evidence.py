@@ -13,7 +13,7 @@ from pathlib import Path
 
 from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
-from esrp_report.ingest import config_xml, counter_csv, event_log, report_html, result_xml, test_log
+from esrp_report.ingest import blg, config_xml, counter_csv, event_log, report_html, result_xml, test_log
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
@@ -44,7 +44,7 @@ def detect_format(path: Path) -> str:
     except OSError as exc:
         raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
     suffix = path.suffix.casefold()
-    if head.startswith(b"PDH-BIN") or (suffix == ".blg"):
+    if blg.sniff_blg(head) or (suffix == ".blg" and not counter_csv.sniff_counter_csv(head)):
         return BLG
     if suffix in (".evt", ".evtx"):
         return EVENT_LOG
@@ -115,11 +115,7 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
             elif fmt == TEST_LOG:
                 evidence.test_logs.append(test_log.read_test_log(file))
             elif fmt == BLG:
-                raise UnsupportedFormatError(
-                    file,
-                    "binary perfmon logs (.blg) are not read yet",
-                    expected="a CSV/TSV made with 'relog FILE.blg -f csv' until the BLG reader lands",
-                )
+                evidence.counter_logs.append(blg.read_blg(file))
             elif fmt == EVENT_LOG:
                 log = event_log.read_event_log(file)
                 evidence.event_logs.append(log)

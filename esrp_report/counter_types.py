@@ -1,0 +1,187 @@
+"""Perflib counter types and the published formulas that turn raw values into displayed ones.
+
+A raw sample of a counter is N (its data), D (a time stamp or the value of its base counter),
+B (a multi-count or base where a formula needs both a time and a base) and F (ticks per second).
+Instantaneous types need one sample; the others compare two samples (index 0 = previous).
+The functions here are pure and vectorised: they take NumPy arrays of raw values and return
+float64 arrays in which NaN means "no value" (first sample, a raw value that went backwards,
+no time elapsed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+Array = np.ndarray[Any, np.dtype[Any]]
+
+
+class Second(Enum):
+    """Where a counter's second value D comes from."""
+
+    NONE = "none"
+    BASE = "base"  # the base definition that follows the counter
+    PERF_TIME = "perf_time"  # the data block's high-resolution clock
+    TIME_100NS = "time_100ns"  # the data block's 100 ns clock (F = 10,000,000)
+    OBJECT_TIME = "object_time"  # the object's own clock
+
+
+class Formula(Enum):
+    RAW = "raw"  # N
+    FRACTION = "fraction"  # 100 N / D
+    ELAPSED = "elapsed"  # (D - N) / F
+    RATE = "rate"  # dN / (dD / F)
+    TIMER = "timer"  # 100 dN / dD
+    TIMER_INV = "timer_inv"  # 100 (1 - dN / dD)
+    QUEUE = "queue"  # dN / dD
+    AVERAGE_TIMER = "average_timer"  # (dN / F) / dD
+    AVERAGE = "average"  # dN / dD, 0 when the base did not move
+    SAMPLE_FRACTION = "sample_fraction"  # 100 dN / dD, 0 when the base did not move
+    DELTA = "delta"  # dN
+    MULTI_TIMER = "multi_timer"  # 100 (dN / dD) / B
+
+
+@dataclass(frozen=True)
+class CounterType:
+    code: int
+    name: str
+    formula: Formula
+    second: Second
+    base: bool = False  # a base definition (not displayed)
+    multi: bool = False  # B comes from a following MULTI_BASE
+
+    @property
+    def two_samples(self) -> bool:
+        return self.formula not in {Formula.RAW, Formula.FRACTION, Formula.ELAPSED}
+
+
+def _t(code: int, name: str, formula: Formula, second: Second = Second.NONE, **kw: bool) -> CounterType:
+    return CounterType(code, name, formula, second, **kw)
+
+
+F, S = Formula, Second
+KNOWN: dict[int, CounterType] = {
+    t.code: t
+    for t in (
+        _t(0x00000000, "PERF_COUNTER_RAWCOUNT_HEX", F.RAW),
+        _t(0x00000100, "PERF_COUNTER_LARGE_RAWCOUNT_HEX", F.RAW),
+        _t(0x00010000, "PERF_COUNTER_RAWCOUNT", F.RAW),
+        _t(0x00010100, "PERF_COUNTER_LARGE_RAWCOUNT", F.RAW),
+        _t(0x20020400, "PERF_RAW_FRACTION", F.FRACTION, S.BASE),
+        _t(0x20020500, "PERF_LARGE_RAW_FRACTION", F.FRACTION, S.BASE),
+        _t(0x30240500, "PERF_ELAPSED_TIME", F.ELAPSED, S.OBJECT_TIME),
+        _t(0x10410400, "PERF_COUNTER_COUNTER", F.RATE, S.PERF_TIME),
+        _t(0x10410500, "PERF_COUNTER_BULK_COUNT", F.RATE, S.PERF_TIME),
+        _t(0x00410400, "PERF_SAMPLE_COUNTER", F.RATE, S.PERF_TIME),
+        _t(0x20410500, "PERF_COUNTER_TIMER", F.TIMER, S.PERF_TIME),
+        _t(0x21410500, "PERF_COUNTER_TIMER_INV", F.TIMER_INV, S.PERF_TIME),
+        _t(0x20510500, "PERF_100NSEC_TIMER", F.TIMER, S.TIME_100NS),
+        _t(0x21510500, "PERF_100NSEC_TIMER_INV", F.TIMER_INV, S.TIME_100NS),
+        _t(0x20610500, "PERF_OBJ_TIME_TIMER", F.TIMER, S.OBJECT_TIME),
+        _t(0x20470500, "PERF_PRECISION_SYSTEM_TIMER", F.TIMER, S.BASE),
+        _t(0x20570500, "PERF_PRECISION_100NS_TIMER", F.TIMER, S.BASE),
+        _t(0x20670500, "PERF_PRECISION_OBJECT_TIMER", F.TIMER, S.BASE),
+        _t(0x00450400, "PERF_COUNTER_QUEUELEN_TYPE", F.QUEUE, S.PERF_TIME),
+        _t(0x00450500, "PERF_COUNTER_LARGE_QUEUELEN_TYPE", F.QUEUE, S.PERF_TIME),
+        _t(0x00550500, "PERF_COUNTER_100NS_QUEUELEN_TYPE", F.QUEUE, S.TIME_100NS),
+        _t(0x00650500, "PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE", F.QUEUE, S.OBJECT_TIME),
+        _t(0x30020400, "PERF_AVERAGE_TIMER", F.AVERAGE_TIMER, S.BASE),
+        _t(0x40020500, "PERF_AVERAGE_BULK", F.AVERAGE, S.BASE),
+        _t(0x20C20400, "PERF_SAMPLE_FRACTION", F.SAMPLE_FRACTION, S.BASE),
+        _t(0x00400400, "PERF_COUNTER_DELTA", F.DELTA),
+        _t(0x00400500, "PERF_COUNTER_LARGE_DELTA", F.DELTA),
+        _t(0x22410500, "PERF_COUNTER_MULTI_TIMER", F.MULTI_TIMER, S.PERF_TIME, multi=True),
+        _t(0x22510500, "PERF_100NSEC_MULTI_TIMER", F.MULTI_TIMER, S.TIME_100NS, multi=True),
+        # Bases: never displayed, read as the D (or B) of the counter they follow.
+        _t(0x40030401, "PERF_SAMPLE_BASE", F.RAW, base=True),
+        _t(0x40030402, "PERF_AVERAGE_BASE", F.RAW, base=True),
+        _t(0x40030403, "PERF_RAW_BASE", F.RAW, base=True),
+        _t(0x40030500, "PERF_LARGE_RAW_BASE", F.RAW, base=True),  # also PERF_PRECISION_TIMESTAMP
+        _t(0x42030500, "PERF_COUNTER_MULTI_BASE", F.RAW, base=True),
+    )
+}
+
+# Known to exist but not cooked: the formula is disputed (MULTI_TIMER_INV) or there is no number.
+NOT_COOKED: dict[int, str] = {
+    0x23410500: "PERF_COUNTER_MULTI_TIMER_INV",
+    0x23510500: "PERF_100NSEC_MULTI_TIMER_INV",
+    0x00000B00: "PERF_COUNTER_TEXT",
+    0x40000200: "PERF_COUNTER_NODATA",
+    0x80000000: "PERF_COUNTER_HISTOGRAM_TYPE",
+}
+_NOSHOW = 0x40000000
+_ZERO_SIZE = 0x00000200  # PERF_SIZE_ZERO
+
+
+def type_name(code: int) -> str:
+    known = KNOWN.get(code)
+    if known is not None:
+        return known.name
+    return NOT_COOKED.get(code, f"0x{code:08X}")
+
+
+def is_base(code: int) -> bool:
+    known = KNOWN.get(code)
+    return (
+        known.base if known is not None else (code & 0xF0000C00) == (_NOSHOW | 0x400) and code != 0x40020500
+    )
+
+
+def cook(
+    formula: Formula,
+    n1: Array,
+    *,
+    n0: Array | None = None,
+    d1: Array | None = None,
+    d0: Array | None = None,
+    f: Array | float | None = None,
+    b1: Array | None = None,
+) -> Array:
+    """Displayed values from raw int64 arrays (all the same shape); NaN where there is none."""
+    if formula is Formula.RAW:
+        return n1.astype(np.float64)
+    if formula is Formula.FRACTION:
+        assert d1 is not None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = 100.0 * n1.astype(np.float64) / d1.astype(np.float64)
+        return np.where(d1 == 0, 0.0, out)
+    if formula is Formula.ELAPSED:
+        assert d1 is not None and f is not None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = (d1 - n1).astype(np.float64) / np.asarray(f, dtype=np.float64)
+        return np.where(np.asarray(f) > 0, out, np.nan)
+    assert n0 is not None
+    dn = n1 - n0
+    if formula is Formula.DELTA:
+        return np.where(dn >= 0, dn.astype(np.float64), np.nan)
+    assert d1 is not None and d0 is not None
+    dd = d1 - d0
+    dnf = dn.astype(np.float64)
+    ddf = dd.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if formula is Formula.RATE:
+            assert f is not None
+            out = dnf / (ddf / np.asarray(f, dtype=np.float64))
+        elif formula is Formula.TIMER:
+            out = 100.0 * dnf / ddf
+        elif formula is Formula.TIMER_INV:
+            out = 100.0 * (1.0 - dnf / ddf)
+        elif formula is Formula.QUEUE:
+            out = dnf / ddf
+        elif formula is Formula.MULTI_TIMER:
+            assert b1 is not None
+            out = 100.0 * (dnf / ddf) / b1.astype(np.float64)
+            out = np.where(b1 > 0, out, np.nan)
+        else:  # averages and sample fractions: a base that did not move means no events, shown as 0
+            if formula is Formula.AVERAGE_TIMER:
+                assert f is not None
+                out = (dnf / np.asarray(f, dtype=np.float64)) / ddf
+            elif formula is Formula.SAMPLE_FRACTION:
+                out = 100.0 * dnf / ddf
+            else:
+                out = dnf / ddf
+            return np.where((dn < 0) | (dd < 0), np.nan, np.where(dd == 0, 0.0, out))
+    return np.where((dn < 0) | (dd <= 0), np.nan, out)

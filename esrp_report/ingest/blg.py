@@ -1,0 +1,1367 @@
+r"""Windows perfmon binary counter logs (``.blg``, Windows Vista and later), read natively.
+
+The file is an event-trace log: fixed-size buffers, each a 72-byte header and 8-byte aligned
+events. Buffer 0 holds the log-file header (machine facts, clocks, time zone). Performance-data
+events carry records that may be cut into fragments across buffers: name tables (kind 36), the
+requested counter paths (32), one record per sample (34) and a closing catalog (35). A sample
+record is one perflib ``PERF_DATA_BLOCK`` per object, self-describing: counter definitions,
+instances and counter blocks. The layout is described in the project's format notes.
+
+Speed comes from layouts: a sample whose structure (every byte except counter data and clocks)
+equals the previous sample's is not parsed again. Consecutive samples of one layout are stacked
+into a matrix and every raw value of every sample is gathered by one NumPy take per value width,
+then cooked by the published formulas (``esrp_report.counter_types``) a counter type at a time.
+Reading is streaming, buffer by buffer: memory follows the number of counters, not the length.
+
+Damage never stops the reader: a buffer whose header is wrong, an event that overruns its
+buffer, a record with fragments missing, a sample whose perflib structures do not add up are
+skipped and reported with the buffer index, byte offset and what was lost.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import struct
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import polars as pl
+
+from esrp_report.counter_types import (
+    KNOWN,
+    NOT_COOKED,
+    CounterType,
+    Formula,
+    Second,
+    cook,
+    is_base,
+    type_name,
+)
+from esrp_report.errors import CounterLogError, UnsupportedFormatError
+from esrp_report.ingest.counter_csv import describe_counter_log
+from esrp_report.model import CounterLog, Problem
+
+BUFFER_HEADER = 0x48
+_PDH_EVENT_HEADER = 48
+_FRAGMENT_PREFIX = 24
+_FULL_HEADER = 0x0A
+_SYSTEM_HEADERS = (0x01, 0x02)  # 32- and 64-bit producers
+KIND_NAMES, KIND_PATHS, KIND_SAMPLE, KIND_CATALOG = 36, 32, 34, 35
+_CONTAINER_TAG = b"BL\x03\x00"
+_OBJECT_TAG = b"BL\x03\x05"
+_PERF_SIGNATURE = "PERF".encode("utf-16-le")
+_FILETIME_EPOCH = datetime(1601, 1, 1)
+_TICKS_100NS = 10_000_000
+_READ_BUFFERS = 64  # buffers read per system call
+_BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
+_OLD_SIGNATURES = (b"PDH-BIN", "PDH-BIN".encode("utf-16-le"))
+_EVENT = struct.Struct("<HBBBBHIIQ16s8x16sII")  # full trace header + PDH prefix
+_U32 = struct.Struct("<I")
+_I32 = struct.Struct("<i")
+_BLOCK = struct.Struct("<8sIIIIIII16s4xqqqII")
+_OBJECT = struct.Struct("<IIIIIIIIIiiIqq")
+_DEFINITION = struct.Struct("<IIIIIiIIII")
+_INSTANCE = struct.Struct("<IIIiII")
+EXPECTED_FILE = (
+    "a Windows Vista-or-later binary perfmon log (event-trace buffers, log-file header in buffer 0)"
+)
+
+
+# --- what the reader hands out ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlgHeader:
+    """The log-file header of buffer 0."""
+
+    buffer_size: int
+    pointer_size: int
+    os_version: str
+    os_build: int
+    processors: int
+    cpu_mhz: int
+    start: datetime | None  # UTC
+    end: datetime | None  # UTC; None when the log was never closed
+    boot: datetime | None  # UTC
+    perf_frequency: int
+    buffers_written: int
+    events_lost: int
+    buffers_lost: int
+    bias_minutes: int  # time-zone header: UTC = local + bias (daylight bias not applied)
+    standard_name: str
+    daylight_name: str
+    daylight_bias: int
+    logger: str
+    log_file: str
+
+
+@dataclass(frozen=True)
+class BlgColumn:
+    """One displayed counter of one instance."""
+
+    index: int
+    path: str
+    machine: str
+    object: str
+    instance: str | None
+    counter: str
+    type_code: int
+    scale: int
+    cooked: bool  # False: the type is not cooked here; raw values are kept
+
+    @property
+    def type_name(self) -> str:
+        return type_name(self.type_code)
+
+
+@dataclass
+class BlgBatch:
+    """Consecutive samples: local FILETIME stamps and one value column per known counter column.
+
+    ``values[:, j]`` belongs to ``columns[j]``; NaN is "no value". ``raw_first`` /
+    ``raw_second`` hold the raw N and D (int64; meaningful where ``raw_present``) when asked for.
+    """
+
+    stamps: np.ndarray[Any, np.dtype[np.int64]]  # FILETIME, local time of the collector
+    values: np.ndarray[Any, np.dtype[np.float64]]
+    raw_first: np.ndarray[Any, np.dtype[np.int64]] | None = None
+    raw_second: np.ndarray[Any, np.dtype[np.int64]] | None = None
+    raw_base: np.ndarray[Any, np.dtype[np.int64]] | None = None
+    raw_frequency: np.ndarray[Any, np.dtype[np.int64]] | None = None
+    raw_present: np.ndarray[Any, np.dtype[np.bool_]] | None = None
+    uncooked_columns: np.ndarray[Any, np.dtype[np.int64]] = field(
+        default_factory=lambda: np.zeros(0, np.int64)
+    )
+    uncooked_values: np.ndarray[Any, np.dtype[np.int64]] = field(
+        default_factory=lambda: np.zeros((0, 0), np.int64)
+    )
+
+
+@dataclass
+class Catalog:
+    first_local: int
+    last_local: int
+    samples: int
+    objects: int
+
+
+# --- the container: buffers, events, records -----------------------------------------------------
+
+
+@dataclass
+class _Record:
+    kind: int
+    stamp: int  # FILETIME of the first fragment (local time for PDH events)
+    data: bytes
+    buffer: int
+    offset: int  # byte offset of the first fragment's event in the file
+
+
+@dataclass
+class _Partial:
+    kind: int
+    stamp: int
+    count: int
+    parts: list[bytes]
+    buffer: int
+    offset: int
+
+
+class _Container:
+    """Walks buffers and events, reassembles fragmented records, accounts for what it skips."""
+
+    def __init__(self, stream: IO[bytes], source: str, size: int) -> None:
+        self.stream = stream
+        self.source = source
+        self.file_size = size
+        self.problems: list[Problem] = []
+        self.samples_lost = 0
+        self.header, self.buffer_size, self.log_guid = self._read_header()
+
+    def _problem(self, message: str, location: str, *, lost: int = 0, severity: str = "warning") -> None:
+        self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
+
+    def _read_header(self) -> tuple[BlgHeader, int, bytes]:
+        head = self.stream.read(1 << 16)
+        self.stream.seek(0)
+        return parse_log_header(head, self.source, self.file_size)
+
+    def records(self) -> Iterator[_Record]:
+        size = self.buffer_size
+        self._partial: _Partial | None = None
+        blank: list[int] = []
+        index = 0
+        self.stream.seek(0)
+        while True:
+            chunk = self.stream.read(size * _READ_BUFFERS)
+            if not chunk:
+                break
+            view = memoryview(chunk)
+            for start in range(0, len(chunk), size):
+                number = index
+                index += 1
+                if number == 0:
+                    continue
+                buffer = view[start : start + size]
+                state = self._buffer_state(buffer, number, number * size, blank)
+                if state is not None:
+                    yield from self._events(buffer, state[0], number, number * size, state[1])
+        self._report_blank(blank)
+        if self._partial is not None:
+            partial = self._partial
+            self._drop(partial, f"the log ends after fragment {len(partial.parts)} of {partial.count}")
+
+    def _buffer_state(
+        self, buffer: memoryview, number: int, offset: int, blank: list[int]
+    ) -> tuple[int, bool] | None:
+        """(end of used data, buffer cut short) or None when the buffer carries nothing readable."""
+        size = self.buffer_size
+        location = f"buffer {number} (byte {offset})"
+        if len(buffer) < BUFFER_HEADER:
+            self._problem(
+                f"file cut short: the last {len(buffer)} byte(s) are not a whole buffer header; skipped",
+                location,
+            )
+            return None
+        first = bytes(buffer[:16])
+        if first in (b"\x00" * 16, b"\xff" * 16) and bytes(buffer).count(first[:1]) == len(buffer):
+            blank.append(number)
+            return None
+        declared, saved = struct.unpack_from("<II", buffer, 0)
+        used = _U32.unpack_from(buffer, 0x30)[0] or saved
+        if declared != size or not BUFFER_HEADER <= used <= size:
+            self._problem(
+                f"damaged buffer header (size {declared}, used end {used}; expected size {size} and an end "
+                f"between {BUFFER_HEADER} and {size}); the buffer's {size} bytes are skipped",
+                location,
+            )
+            return None
+        short = len(buffer) < size
+        if short:
+            self._problem(
+                f"file cut short inside this buffer: {len(buffer)} of {size} bytes present; "
+                "events up to the cut are read",
+                location,
+            )
+        return min(used, len(buffer)), short
+
+    def _report_blank(self, blank: list[int]) -> None:
+        if not blank:
+            return
+        runs: list[tuple[int, int]] = []
+        for number in blank:
+            if runs and runs[-1][1] == number - 1:
+                runs[-1] = (runs[-1][0], number)
+            else:
+                runs.append((number, number))
+        for first, last in runs:
+            count = last - first + 1
+            self._problem(
+                f"{count} buffer(s) filled with a single byte value (zero or 0xFF), no events: "
+                "a log stopped before they were written, or wiped",
+                f"buffers {first}-{last} (bytes {first * self.buffer_size}-{(last + 1) * self.buffer_size})",
+                severity="note" if last == self.file_size // self.buffer_size - 1 else "warning",
+            )
+
+    def _events(
+        self, buffer: memoryview, used: int, number: int, offset: int, short: bool
+    ) -> Iterator[_Record]:
+        position = BUFFER_HEADER
+        while position + _PDH_EVENT_HEADER + _FRAGMENT_PREFIX <= used:
+            (size, header_type, _m, kind, _lvl, _ver, _t, _p, stamp, _g, _log, fragment, count) = (
+                _EVENT.unpack_from(buffer, position)
+            )
+            where = f"buffer {number}, byte {offset + position}"
+            if header_type != _FULL_HEADER:
+                if header_type in _SYSTEM_HEADERS:
+                    size = struct.unpack_from("<H", buffer, position + 4)[0]
+                    position += max(8, (size + 7) & ~7)
+                    continue
+                self._problem(
+                    f"unknown event header type 0x{header_type:02X}; the rest of the buffer "
+                    f"({used - position} bytes) is skipped",
+                    where,
+                )
+                return
+            end = position + size
+            if size < _PDH_EVENT_HEADER + _FRAGMENT_PREFIX or end > used:
+                if short and end > used:
+                    self._problem("event cut by the end of the file; skipped", where)
+                else:
+                    self._problem(
+                        f"event size {size} does not fit the buffer (used end {used}); "
+                        f"the rest of the buffer ({used - position} bytes) is skipped",
+                        where,
+                    )
+                return
+            data = bytes(buffer[position + _PDH_EVENT_HEADER + _FRAGMENT_PREFIX : end])
+            event_offset = offset + position
+            position = (end + 7) & ~7
+            record = self._assemble(_Record(kind, stamp, data, number, event_offset), fragment, count, where)
+            if record is not None:
+                yield record
+
+    def _assemble(self, piece: _Record, fragment: int, count: int, where: str) -> _Record | None:
+        """The whole record once its last fragment arrives; fragments out of order are reported."""
+        kind, stamp, data, number, offset = piece.kind, piece.stamp, piece.data, piece.buffer, piece.offset
+        partial = self._partial
+        if fragment <= 1:
+            if partial is not None:
+                self._drop(partial, "a new record starts before its last fragment")
+                self._partial = None
+            if count <= 1:
+                return piece
+            self._partial = _Partial(kind, stamp, count, [data], number, offset)
+            return None
+        if (
+            partial is None
+            or fragment != len(partial.parts) + 1
+            or partial.kind != kind
+            or count != partial.count
+        ):
+            if partial is not None:
+                self._drop(partial, f"fragment {fragment} of {count} follows fragment {len(partial.parts)}")
+                self._partial = None
+            sample = kind == KIND_SAMPLE
+            self.samples_lost += sample
+            self._problem(
+                f"fragment {fragment} of {count} of a record whose earlier fragments are missing; skipped",
+                where,
+                lost=int(sample),
+            )
+            return None
+        partial.parts.append(data)
+        if len(partial.parts) < partial.count:
+            return None
+        self._partial = None
+        return _Record(partial.kind, partial.stamp, b"".join(partial.parts), partial.buffer, partial.offset)
+
+    def _drop(self, partial: _Partial, why: str) -> None:
+        sample = partial.kind == KIND_SAMPLE
+        if sample:
+            self.samples_lost += 1
+        what = "sample" if sample else f"record of kind {partial.kind}"
+        self._problem(
+            f"{what} at {_local_text(partial.stamp)} incomplete ({why}); skipped",
+            f"buffer {partial.buffer}, byte {partial.offset}",
+            lost=1 if sample else 0,
+        )
+
+
+def parse_log_header(head: bytes, source: str, file_size: int) -> tuple[BlgHeader, int, bytes]:
+    """The log-file header of buffer 0; raises when the file is not a Vista+ binary log."""
+    for signature in _OLD_SIGNATURES:
+        if head.startswith(signature) or head[2:].startswith(signature):
+            raise UnsupportedFormatError(
+                source,
+                "an older (Windows XP / Server 2003) 'PDH-BIN' binary log; this reader handles the "
+                "Vista-and-later format only",
+                location="byte 0",
+                expected="convert it on Windows with 'relog FILE.blg -f csv -o FILE.csv' and read the CSV",
+            )
+    if len(head) < BUFFER_HEADER + 32 + 272:
+        raise CounterLogError(
+            source,
+            f"too short for a binary perfmon log ({len(head)} bytes)",
+            location="byte 0",
+            expected=EXPECTED_FILE,
+        )
+    buffer_size = _U32.unpack_from(head, 0)[0]
+    header_type = head[BUFFER_HEADER + 2]
+    if buffer_size < 1024 or buffer_size & (buffer_size - 1) or header_type not in _SYSTEM_HEADERS:
+        raise CounterLogError(
+            source,
+            "not a binary perfmon log (no event-trace buffer header / log-file header)",
+            location="byte 0",
+            expected=EXPECTED_FILE,
+            found=head[:16].hex(" "),
+        )
+    p = BUFFER_HEADER + 32
+    (size_again, version, build, cpus, end, _res, _max, _mode, written, _sb, pointer, lost, mhz) = (
+        struct.unpack_from("<IIIIQIIIIIIII", head, p)
+    )
+    if size_again != buffer_size or pointer not in (4, 8):
+        raise CounterLogError(
+            source,
+            f"log-file header inconsistent (buffer size {size_again} vs {buffer_size}, "
+            f"pointer size {pointer})",
+            location=f"byte {p}",
+            expected=EXPECTED_FILE,
+        )
+    shift = 8 if pointer == 8 else 0
+    zone = p + 64 + shift
+    bias, standard_raw = struct.unpack_from("<i64s", head, zone)
+    daylight_raw = head[zone + 88 : zone + 152]
+    daylight_bias = _I32.unpack_from(head, zone + 168)[0]
+    boot, frequency, start, _clock, buffers_lost = struct.unpack_from("<QqQII", head, p + 240 + shift)
+    strings = head[p + 272 + shift :].decode("utf-16-le", errors="replace").split("\x00")
+    major, minor, sub, subminor = version & 0xFF, (version >> 8) & 0xFF, (version >> 16) & 0xFF, version >> 24
+    header = BlgHeader(
+        buffer_size=buffer_size,
+        pointer_size=pointer,
+        os_version=f"{major}.{minor}.{sub}.{subminor}",
+        os_build=build,
+        processors=cpus,
+        cpu_mhz=mhz,
+        start=_utc(start),
+        end=_utc(end),
+        boot=_utc(boot),
+        perf_frequency=frequency,
+        buffers_written=written,
+        events_lost=lost,
+        buffers_lost=buffers_lost,
+        bias_minutes=bias,
+        standard_name=_utf16z(standard_raw),
+        daylight_name=_utf16z(daylight_raw),
+        daylight_bias=daylight_bias,
+        logger=strings[0] if strings else "",
+        log_file=strings[1] if len(strings) > 1 else "",
+    )
+    guid = b""
+    return header, buffer_size, guid
+
+
+# --- sample records: layouts ---------------------------------------------------------------------
+
+
+class _Malformed(Exception):
+    pass
+
+
+@dataclass
+class _Slot:
+    position: int
+    width: int  # 4 or 8; 0 = a constant
+
+
+@dataclass
+class _Layout:
+    length: int
+    words: np.ndarray[Any, np.dtype[np.int64]]  # 8-byte words holding structure
+    masks: np.ndarray[Any, np.dtype[np.uint64]]
+    template: np.ndarray[Any, np.dtype[np.uint64]]
+    slots: list[_Slot]
+    columns: np.ndarray[Any, np.dtype[np.int64]]  # global column of each layout column
+    first: np.ndarray[Any, np.dtype[np.int64]]  # slot of N per layout column
+    second: np.ndarray[Any, np.dtype[np.int64]]  # slot of D, -1 none
+    base: np.ndarray[Any, np.dtype[np.int64]]  # slot of B (multi count), -1 none
+    frequency: np.ndarray[Any, np.dtype[np.int64]]  # slot of F, -1 none, -2 = 10,000,000
+    groups: dict[Formula, np.ndarray[Any, np.dtype[np.int64]]]  # layout columns cooked by each formula
+    uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
+
+
+@dataclass
+class _Object:
+    name: str
+    instances: list[tuple[str | None, int]]  # (display name, counter block offset)
+    definitions: list[tuple[int, int, int, int, int]]  # (name index, type, size, offset, scale)
+    block: int  # data block start
+    object_time: int  # record offset of the object's PerfTime
+    object_frequency: int
+
+
+class _Columns:
+    """Every counter column seen so far, numbered in order of first appearance."""
+
+    def __init__(self, selector: Selector) -> None:
+        self.selector = selector
+        self.by_key: dict[tuple[str, str, str | None, str, int], int] = {}
+        self.list: list[BlgColumn] = []
+        self.unselected: set[tuple[str, str, str | None, str, int]] = set()
+
+    def column(self, key: tuple[str, str, str | None, str, int], type_code: int, scale: int) -> int | None:
+        """The column of (machine, object, instance, counter, occurrence); None when not selected."""
+        machine, obj, instance, counter, _occurrence = key
+        found = self.by_key.get(key)
+        if found is not None:
+            return found
+        if key in self.unselected:
+            return None
+        path = f"\\\\{machine}\\{obj}" + (f"({instance})" if instance is not None else "") + f"\\{counter}"
+        if not self.selector.wants(path):
+            self.unselected.add(key)
+            return None
+        index = len(self.list)
+        cooked = type_code in KNOWN
+        self.list.append(BlgColumn(index, path, machine, obj, instance, counter, type_code, scale, cooked))
+        self.by_key[key] = index
+        return index
+
+
+class Selector:
+    """``--counters`` patterns: perfmon paths with ``*`` and ``?``; the machine part is optional."""
+
+    def __init__(self, patterns: Sequence[str] | None) -> None:
+        self.patterns = [self._compile(p) for p in patterns or []]
+
+    @staticmethod
+    def _compile(pattern: str) -> re.Pattern[str]:
+        text = pattern.strip()
+        if not text.startswith("\\\\"):
+            text = "\\\\*" + (text if text.startswith("\\") else "\\" + text)
+        return re.compile(fnmatch.translate(text.replace("[", "[[]")), re.IGNORECASE)
+
+    def wants(self, path: str) -> bool:
+        return not self.patterns or any(p.match(path) for p in self.patterns)
+
+
+class _Layouts:
+    """Turns a sample record into its layout: parsed once, reused while the structure holds."""
+
+    def __init__(self, source: str, columns: _Columns, names: dict[str, dict[int, str]]) -> None:
+        self.source = source
+        self.columns = columns
+        self.names = names
+        self.problems: list[Problem] = []
+        self._reported: set[tuple[str, ...]] = set()
+
+    def _once(self, key: tuple[str, ...], message: str, location: str) -> None:
+        if key not in self._reported:
+            self._reported.add(key)
+            self.problems.append(Problem(self.source, message, location=location))
+
+    def parse(self, record: bytes, where: str) -> _Layout:
+        if len(record) < 8 or record[:4] != _CONTAINER_TAG:
+            raise _Malformed(
+                "sample record does not start with the container tag 42 4C 03 00 "
+                f"(found {record[:4].hex(' ')})"
+            )
+        total = _U32.unpack_from(record, 4)[0]
+        if not 8 <= total <= len(record):
+            raise _Malformed(f"sample record length {total} outside 8..{len(record)}")
+        built = _Builder()
+        position = 8
+        while position < total:
+            if record[position : position + 4] != _OBJECT_TAG or position + 8 > total:
+                raise _Malformed(f"object sub-record tag expected at record byte {position}")
+            length = _U32.unpack_from(record, position + 4)[0]
+            if length < 8 + _BLOCK.size or position + length > total:
+                raise _Malformed(f"object sub-record at record byte {position} has length {length}")
+            for obj, block in self._objects(record, position + 8, position + length, built.variable):
+                self._columns_of(obj, block, where, built)
+            position += length
+        return built.layout(record[:total])
+
+    def _objects(
+        self, record: bytes, start: int, end: int, variable: list[tuple[int, int]]
+    ) -> Iterator[tuple[_Object, tuple[str, int]]]:
+        (
+            signature,
+            _le,
+            _version,
+            _rev,
+            total,
+            header,
+            count,
+            _default,
+            _systime,
+            _pt,
+            _pf,
+            _p100,
+            name_len,
+            name_off,
+        ) = _BLOCK.unpack_from(record, start)
+        if signature != _PERF_SIGNATURE or total != end - start or header > total:
+            raise _Malformed(
+                f"PERF_DATA_BLOCK at record byte {start}: signature {signature!r}, length {total} "
+                f"(sub-record holds {end - start})"
+            )
+        machine = (
+            record[start + name_off : start + name_off + name_len]
+            .decode("utf-16-le", "replace")
+            .rstrip("\x00")
+        )
+        variable.append((start + 36, start + 64))  # SystemTime, padding, PerfTime
+        variable.append((start + 72, start + 80))  # PerfTime100nSec
+        block = (machine, start)
+        position = start + header
+        for _ in range(count):
+            if position + _OBJECT.size > end:
+                raise _Malformed(f"object header at record byte {position} runs past its block")
+            (
+                o_total,
+                definition_len,
+                header_len,
+                name_index,
+                _n,
+                _h,
+                _hh,
+                _detail,
+                n_counters,
+                _dc,
+                n_instances,
+                _cp,
+                _opt,
+                _opf,
+            ) = _OBJECT.unpack_from(record, position)
+            if position + o_total > end or header_len > definition_len or definition_len > o_total:
+                raise _Malformed(
+                    f"object at record byte {position}: lengths {o_total}/{definition_len}/{header_len}"
+                )
+            variable.append((position + 48, position + 56))
+            definitions = []
+            d = position + header_len
+            for _ in range(n_counters):
+                byte_length, c_index, _s, _help, _hs, scale, _det, c_type, c_size, c_offset = (
+                    _DEFINITION.unpack_from(record, d)
+                )
+                if byte_length < _DEFINITION.size or d + byte_length > position + definition_len:
+                    raise _Malformed(f"counter definition at record byte {d} has length {byte_length}")
+                definitions.append((c_index, c_type, c_size, c_offset, scale))
+                d += byte_length
+            name = self._name(machine, name_index)
+            instances: list[tuple[str | None, int]] = []
+            p = position + definition_len
+            object_end = position + o_total
+            if n_instances < 0:
+                block_len = self._counter_block(record, p, object_end, variable)
+                instances.append((None, p))
+                p += block_len
+            else:
+                seen: dict[str, int] = {}
+                for _ in range(n_instances):
+                    if p + _INSTANCE.size > object_end:
+                        raise _Malformed(f"instance definition at record byte {p} runs past its object")
+                    i_len, parent_index, parent_instance, _uid, name_offset, name_length = (
+                        _INSTANCE.unpack_from(record, p)
+                    )
+                    if i_len < _INSTANCE.size or p + i_len > object_end or name_offset + name_length > i_len:
+                        raise _Malformed(f"instance definition at record byte {p} has length {i_len}")
+                    text = record[p + name_offset : p + name_offset + name_length].decode(
+                        "utf-16-le", "replace"
+                    )
+                    text = text.split("\x00", 1)[0]
+                    if parent_index:
+                        text = f"{self._name(machine, parent_index)}#{parent_instance}/{text}"
+                    occurrence = seen.get(text, 0)
+                    seen[text] = occurrence + 1
+                    display = text if occurrence == 0 else f"{text}#{occurrence}"
+                    block_at = p + i_len
+                    block_len = self._counter_block(record, block_at, object_end, variable)
+                    instances.append((display, block_at))
+                    p = block_at + block_len
+            yield (
+                _Object(name, instances, definitions, 0, position + 48, position + 56),
+                block,
+            )
+            position = object_end
+
+    @staticmethod
+    def _counter_block(record: bytes, at: int, end: int, variable: list[tuple[int, int]]) -> int:
+        if at + 4 > end:
+            raise _Malformed(f"counter block at record byte {at} runs past its object")
+        length = _U32.unpack_from(record, at)[0]
+        if length < 4 or at + length > end:
+            raise _Malformed(f"counter block at record byte {at} has length {length}")
+        variable.append((at + 4, at + length))
+        return int(length)
+
+    def _name(self, machine: str, index: int) -> str:
+        table = self.names.get(machine.casefold())
+        if table is None and self.names:
+            table = next(iter(self.names.values()))
+        name = table.get(index) if table else None
+        if name is None:
+            self._once(
+                ("name", machine, str(index)),
+                f"title index {index} is not in the log's name table; shown as '#{index}'",
+                f"machine {machine}",
+            )
+            return f"#{index}"
+        return name
+
+    def _columns_of(self, obj: _Object, block: tuple[str, int], where: str, built: _Builder) -> None:
+        machine, block_start = block
+        definitions = obj.definitions
+        occurrences: dict[str, int] = {}
+        for k, (name_index, code, size, offset, scale) in enumerate(definitions):
+            if is_base(code):
+                continue
+            counter = self._name(machine, name_index)
+            occurrence = occurrences.get(counter, 0)
+            occurrences[counter] = occurrence + 1
+            if size not in (4, 8):
+                self._once(
+                    ("size", obj.name, counter),
+                    f"{obj.name}\\{counter}: counter size {size} (type {type_name(code)}) "
+                    "has no numeric value; not read",
+                    where,
+                )
+                continue
+            kind: CounterType | None = KNOWN.get(code)
+            next_def = definitions[k + 1] if k + 1 < len(definitions) else None
+            needs_base = kind is not None and (kind.second is Second.BASE or kind.multi)
+            if needs_base and (next_def is None or not is_base(next_def[1]) or next_def[2] not in (4, 8)):
+                self._once(
+                    ("base", obj.name, counter),
+                    f"{obj.name}\\{counter} ({kind.name if kind else code}): the base definition that must "
+                    "follow it is missing; raw values kept, not cooked",
+                    where,
+                )
+                kind = None
+            if code not in KNOWN:
+                self._once(
+                    ("type", obj.name, counter),
+                    f"{obj.name}\\{counter}: counter type {type_name(code)} is not cooked by this reader "
+                    f"({NOT_COOKED.get(code, 'unknown type')}); its raw values are kept, the displayed "
+                    "value is left empty",
+                    where,
+                )
+            for instance, at in obj.instances:
+                column = self.columns.column((machine, obj.name, instance, counter, occurrence), code, scale)
+                if column is not None:
+                    base = (at + next_def[3], next_def[2]) if needs_base and next_def is not None else None
+                    built.add(
+                        column,
+                        kind=kind,
+                        value=(at + offset, size),
+                        base=base,
+                        obj=obj,
+                        block_start=block_start,
+                    )
+
+
+@dataclass
+class _Builder:
+    """Collects a layout's variable byte ranges, value slots and columns while a record is parsed."""
+
+    variable: list[tuple[int, int]] = field(default_factory=list)
+    slots: list[_Slot] = field(default_factory=list)
+    slot_index: dict[tuple[int, int], int] = field(default_factory=dict)
+    columns: list[int] = field(default_factory=list)
+    first: list[int] = field(default_factory=list)
+    second: list[int] = field(default_factory=list)
+    base: list[int] = field(default_factory=list)
+    frequency: list[int] = field(default_factory=list)
+    formulas: list[Formula | None] = field(default_factory=list)
+
+    def slot(self, position: int, width: int) -> int:
+        key = (position, width)
+        found = self.slot_index.get(key)
+        if found is None:
+            found = self.slot_index[key] = len(self.slots)
+            self.slots.append(_Slot(position, width))
+        return found
+
+    def add(
+        self,
+        column: int,
+        *,
+        kind: CounterType | None,
+        value: tuple[int, int],
+        base: tuple[int, int] | None,
+        obj: _Object,
+        block_start: int,
+    ) -> None:
+        """One column: where its N, D, B and F sit in the record (``value``/``base``: position, width)."""
+        self.columns.append(column)
+        self.first.append(self.slot(*value))
+        second = multi = frequency = -1
+        if kind is not None:
+            if base is not None:
+                if kind.multi:
+                    multi = self.slot(*base)
+                else:
+                    second = self.slot(*base)
+            if kind.second is Second.PERF_TIME:
+                second = self.slot(block_start + 56, 8)
+            elif kind.second is Second.TIME_100NS:
+                second = self.slot(block_start + 72, 8)
+            elif kind.second is Second.OBJECT_TIME:
+                second = self.slot(obj.object_time, 8)
+            if kind.formula in (Formula.RATE, Formula.AVERAGE_TIMER):
+                frequency = self.slot(block_start + 64, 8)
+            elif kind.formula is Formula.ELAPSED:
+                frequency = self.slot(obj.object_frequency, 8)
+            elif kind.second is Second.TIME_100NS:
+                frequency = -2
+        self.second.append(second)
+        self.base.append(multi)
+        self.frequency.append(frequency)
+        self.formulas.append(kind.formula if kind is not None else None)
+
+    def layout(self, record: bytes) -> _Layout:
+        groups: dict[Formula, list[int]] = {}
+        for i, formula in enumerate(self.formulas):
+            if formula is not None:
+                groups.setdefault(formula, []).append(i)
+        words, masks, template = _structure(record, self.variable)
+        return _Layout(
+            length=len(record),
+            words=words,
+            masks=masks,
+            template=template,
+            slots=self.slots,
+            columns=np.array(self.columns, dtype=np.int64),
+            first=np.array(self.first, dtype=np.int64),
+            second=np.array(self.second, dtype=np.int64),
+            base=np.array(self.base, dtype=np.int64),
+            frequency=np.array(self.frequency, dtype=np.int64),
+            groups={k: np.array(v, dtype=np.int64) for k, v in groups.items()},
+            uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
+        )
+
+
+def _structure(
+    record: bytes, variable: list[tuple[int, int]]
+) -> tuple[
+    np.ndarray[Any, np.dtype[np.int64]],
+    np.ndarray[Any, np.dtype[np.uint64]],
+    np.ndarray[Any, np.dtype[np.uint64]],
+]:
+    """The 8-byte words of a record that hold structure, their byte masks and their values."""
+    stride = _stride(len(record))
+    fixed = np.ones(stride, dtype=np.uint8) * 0xFF
+    fixed[len(record) :] = 0
+    for start, end in variable:
+        fixed[start:end] = 0
+    masks = fixed.view(np.uint64)
+    words = np.flatnonzero(masks).astype(np.int64)
+    padded = np.zeros(stride, dtype=np.uint8)
+    padded[: len(record)] = np.frombuffer(record, dtype=np.uint8)
+    template = padded.view(np.uint64)[words] & masks[words]
+    return words, masks[words].copy(), template
+
+
+def _stride(length: int) -> int:
+    return (length + 7) & ~7
+
+
+# --- decoding batches ----------------------------------------------------------------------------
+
+
+class _Decoder:
+    """Cooks runs of sample records that share a layout; keeps the previous raw values between runs."""
+
+    def __init__(self, layouts: _Layouts, *, keep_raw: bool, values: bool = True) -> None:
+        self.layouts = layouts
+        self.keep_raw = keep_raw
+        self.values = values
+        self.layout: _Layout | None = None
+        self.prev_first = np.zeros(0, dtype=np.int64)
+        self.prev_second = np.zeros(0, dtype=np.int64)
+        self.prev_ok = np.zeros(0, dtype=bool)
+        self.problems: list[Problem] = []
+        self.samples = 0
+        self.samples_lost = 0
+
+    def _grow(self, width: int) -> None:
+        if width > len(self.prev_ok):
+            extra = width - len(self.prev_ok)
+            self.prev_first = np.concatenate([self.prev_first, np.zeros(extra, np.int64)])
+            self.prev_second = np.concatenate([self.prev_second, np.zeros(extra, np.int64)])
+            self.prev_ok = np.concatenate([self.prev_ok, np.zeros(extra, bool)])
+
+    def decode(self, records: list[_Record]) -> Iterator[BlgBatch]:
+        """Batches for consecutive sample records (damaged ones reported and skipped).
+
+        Records of one length are stacked once; each run of rows whose structure matches the
+        current layout is cooked in one go. A row that does not match is parsed as a new layout.
+        """
+        start = 0
+        while start < len(records):
+            length = _declared_length(records[start].data)
+            stop = start + 1
+            while stop < len(records) and _declared_length(records[stop].data) == length:
+                stop += 1
+            group = records[start:stop]
+            matrix = _matrix([r.data for r in group], length) if length else None
+            row = 0
+            while row < len(group):
+                layout = self.layout
+                if (
+                    matrix is None
+                    or layout is None
+                    or layout.length != length
+                    or not _same(layout, matrix[row : row + 1])[0]
+                ):
+                    try:
+                        layout = self.layout = self.layouts.parse(group[row].data, _where(group[row]))
+                    except (_Malformed, struct.error) as exc:
+                        self._damaged(group[row], str(exc))
+                        row += 1
+                        continue
+                assert matrix is not None
+                same = _same(layout, matrix[row + 1 :])
+                run = 1 + (int(np.argmin(same)) if not same.all() else len(same))
+                yield self._cook(layout, group[row : row + run], matrix[row : row + run])
+                row += run
+            start = stop
+
+    def _cook(
+        self, layout: _Layout, records: list[_Record], matrix: np.ndarray[Any, np.dtype[np.uint8]]
+    ) -> BlgBatch:
+        if not self.values:
+            self.samples += len(records)
+            stamps = np.array([r.stamp for r in records], dtype=np.int64)
+            return BlgBatch(stamps, np.zeros((len(records), 0)))
+        raw = _gather(matrix, layout.slots)
+        n = len(records)
+        width = len(self.layouts.columns.list)
+        self._grow(width)
+        cols = layout.columns
+        first = raw[:, layout.first]
+        second = _pick(raw, layout.second)
+        base = _pick(raw, layout.base)
+        frequency = _pick(raw, layout.frequency)
+        frequency[:, layout.frequency == -2] = _TICKS_100NS
+        prev_first = np.vstack([self.prev_first[cols][None, :], first[:-1]])
+        prev_second = np.vstack([self.prev_second[cols][None, :], second[:-1]])
+        cooked = np.full((n, len(cols)), np.nan)
+        first_row_ok = self.prev_ok[cols]
+        for formula, members in layout.groups.items():
+            values = cook(
+                formula,
+                first[:, members],
+                n0=prev_first[:, members],
+                d1=second[:, members],
+                d0=prev_second[:, members],
+                f=frequency[:, members],
+                b1=base[:, members],
+            )
+            if formula not in _ONE_SAMPLE:
+                values[0, ~first_row_ok[members]] = np.nan
+            cooked[:, members] = values
+        values_out = np.full((n, width), np.nan)
+        values_out[:, cols] = cooked
+        self.prev_ok[:] = False
+        self.prev_ok[cols] = True
+        self.prev_first[cols] = first[-1]
+        self.prev_second[cols] = second[-1]
+        self.samples += n
+        batch = BlgBatch(np.array([r.stamp for r in records], dtype=np.int64), values_out)
+        batch.uncooked_columns = cols[layout.uncooked]
+        batch.uncooked_values = first[:, layout.uncooked]
+        if self.keep_raw:
+            batch.raw_present = np.zeros((n, width), dtype=bool)
+            batch.raw_present[:, cols] = True
+            batch.raw_first = _spread(first, cols, width)
+            batch.raw_second = _spread(second, cols, width)
+            batch.raw_base = _spread(base, cols, width)
+            batch.raw_frequency = _spread(frequency, cols, width)
+        return batch
+
+    def _damaged(self, record: _Record, why: str) -> None:
+        self.samples_lost += 1
+        self.problems.append(
+            Problem(
+                self.layouts.source,
+                f"sample at {_local_text(record.stamp)} is damaged ({why}); skipped",
+                location=_where(record),
+                lost=1,
+            )
+        )
+
+
+_ONE_SAMPLE = (Formula.RAW, Formula.FRACTION, Formula.ELAPSED)
+
+
+def _declared_length(record: bytes) -> int:
+    if len(record) < 8 or record[:4] != _CONTAINER_TAG:
+        return 0
+    length = _U32.unpack_from(record, 4)[0]
+    return int(length) if 8 <= length <= len(record) else 0
+
+
+def _same(
+    layout: _Layout, matrix: np.ndarray[Any, np.dtype[np.uint8]]
+) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Which rows have exactly the layout's structure (all structure bytes compared at once)."""
+    words = matrix.view(np.uint64)
+    differs = ((words[:, layout.words] ^ layout.template) & layout.masks).any(axis=1)
+    return np.asarray(~differs)
+
+
+def _where(record: _Record) -> str:
+    return f"buffer {record.buffer}, byte {record.offset}"
+
+
+def _matrix(records: list[bytes], length: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    stride = _stride(length)
+    pad = b"\x00" * (stride - length)
+    joined = b"".join(piece for r in records for piece in (r[:length], pad))
+    return np.frombuffer(joined, dtype=np.uint8).reshape(len(records), stride)
+
+
+def _gather(
+    matrix: np.ndarray[Any, np.dtype[np.uint8]], slots: list[_Slot]
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Every slot of every row as int64 (DWORDs unsigned): one take per value width and alignment."""
+    n, stride = matrix.shape
+    out = np.zeros((n, len(slots)), dtype=np.int64)
+    if not slots:
+        return out
+    positions = np.fromiter((s.position for s in slots), dtype=np.int64, count=len(slots))
+    widths = np.fromiter((s.width for s in slots), dtype=np.int64, count=len(slots))
+    for width, dtype in ((8, "<i8"), (4, "<u4")):
+        chosen = np.flatnonzero(widths == width)
+        if not len(chosen):
+            continue
+        residues = positions[chosen] % width
+        for residue in np.unique(residues):
+            members = chosen[residues == residue]
+            r = int(residue)
+            words = (stride - r) // width
+            view = matrix[:, r : r + words * width].view(dtype)
+            out[:, members] = view[:, (positions[members] - r) // width]
+    return out
+
+
+def _pick(
+    raw: np.ndarray[Any, np.dtype[np.int64]], index: np.ndarray[Any, np.dtype[np.int64]]
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    if raw.shape[1] == 0:
+        return np.zeros((raw.shape[0], len(index)), np.int64)
+    picked = raw[:, np.maximum(index, 0)]
+    picked[:, index < 0] = 0
+    return picked
+
+
+def _spread(
+    values: np.ndarray[Any, np.dtype[np.int64]], cols: np.ndarray[Any, np.dtype[np.int64]], width: int
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    out = np.zeros((values.shape[0], width), dtype=np.int64)
+    out[:, cols] = values
+    return out
+
+
+# --- the file ------------------------------------------------------------------------------------
+
+
+class BlgFile:
+    """An open .blg: its header, and its samples as a stream of batches."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.source = str(self.path)
+        try:
+            self._stream: IO[bytes] = self.path.open("rb")
+        except OSError as exc:
+            raise CounterLogError(self.source, f"cannot open: {exc.strerror}") from None
+        size = self.path.stat().st_size
+        try:
+            self._container = _Container(self._stream, self.source, size)
+        except BaseException:
+            self._stream.close()
+            raise
+        self.header = self._container.header
+        self.names: dict[str, dict[int, str]] = {}
+        self.machine_names: list[str] = []
+        self.catalog: Catalog | None = None
+        self.problems: list[Problem] = []
+        self.columns: list[BlgColumn] = []
+        self.samples_read = 0
+        self.samples_lost = 0
+        self.first_stamp: int | None = None
+        self.utc_offset_minutes: int | None = None
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> BlgFile:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def batches(
+        self,
+        *,
+        counters: Sequence[str] | None = None,
+        keep_raw: bool = False,
+        values: bool = True,
+        batch_bytes: int = _BATCH_BYTES,
+    ) -> Iterator[BlgBatch]:
+        """Decode the whole log; ``columns``, ``problems`` and the counts are final when it ends.
+
+        ``values=False`` walks the structure only (columns, sample count, damage) without cooking.
+        """
+        registry = _Columns(Selector(counters))
+        self.columns = registry.list
+        self.names = {}
+        layouts = _Layouts(self.source, registry, self.names)
+        decoder = _Decoder(layouts, keep_raw=keep_raw, values=values)
+        container = self._container
+        container.problems = []
+        container.samples_lost = 0
+        pending: list[_Record] = []
+        pending_bytes = 0
+        offsets_seen = False
+        for record in container.records():
+            if record.kind == -1:
+                continue
+            if record.kind == KIND_SAMPLE:
+                if not offsets_seen:
+                    offsets_seen = True
+                    self.utc_offset_minutes = self._utc_offset(record)
+                pending.append(record)
+                pending_bytes += len(record.data)
+                if pending_bytes >= batch_bytes:
+                    yield from decoder.decode(pending)
+                    pending, pending_bytes = [], 0
+                continue
+            if pending:
+                yield from decoder.decode(pending)
+                pending, pending_bytes = [], 0
+            self._other_record(record)
+        if pending:
+            yield from decoder.decode(pending)
+        self.samples_read = decoder.samples
+        self.samples_lost = container.samples_lost + decoder.samples_lost
+        self.problems = container.problems + layouts.problems + decoder.problems + self._catalog_check()
+
+    def _other_record(self, record: _Record) -> None:
+        if record.kind == KIND_NAMES:
+            self._name_table(record)
+        elif record.kind == KIND_CATALOG:
+            if len(record.data) >= 24:
+                first, last, samples, objects = struct.unpack_from("<QQII", record.data, 0)
+                self.catalog = Catalog(first, last, samples, objects)
+        elif record.kind != KIND_PATHS:
+            self._container.problems.append(
+                Problem(
+                    self.source,
+                    f"record of unknown kind {record.kind} ({len(record.data)} bytes) skipped",
+                    location=_where(record),
+                    severity="note",
+                )
+            )
+
+    def _name_table(self, record: _Record) -> None:
+        text = record.data.decode("utf-16-le", errors="replace")
+        strings = text.split("\x00")
+        if not strings or not strings[0]:
+            return
+        machine = strings[0].lstrip("\\")
+        table = self.names.setdefault(machine.casefold(), {})
+        if machine not in self.machine_names:
+            self.machine_names.append(machine)
+        pairs = strings[1:]
+        for number, name in zip(pairs[0::2], pairs[1::2], strict=False):
+            if number.isdigit():
+                table[int(number)] = name
+
+    def _utc_offset(self, record: _Record) -> int | None:
+        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock."""
+        data = record.data
+        if len(data) < 16 + 80 or data[16:24] != _PERF_SIGNATURE:
+            return None
+        utc_100ns = struct.unpack_from("<q", data, 16 + 72)[0]
+        difference = (record.stamp - utc_100ns) / 600_000_000
+        return int(round(difference / 15) * 15)
+
+    def _catalog_check(self) -> list[Problem]:
+        if self.catalog is None:
+            return [
+                Problem(
+                    self.source,
+                    "no closing catalog record: the log was not closed (collector stopped or file copied "
+                    "while open); the samples alone are read",
+                    severity="note",
+                )
+            ]
+        expected = self.catalog.samples
+        if expected != self.samples_read:
+            return [
+                Problem(
+                    self.source,
+                    f"the closing catalog lists {expected} sample(s); {self.samples_read} were read",
+                    location="closing catalog",
+                    lost=max(0, expected - self.samples_read),
+                )
+            ]
+        return []
+
+
+# --- whole-log reading ---------------------------------------------------------------------------
+
+
+def sniff_blg(head: bytes) -> bool:
+    """Does this look like a binary perfmon log (Vista+ or the older PDH-BIN)?"""
+    if any(head.startswith(s) for s in _OLD_SIGNATURES):
+        return True
+    if len(head) < BUFFER_HEADER + 4:
+        return False
+    size = _U32.unpack_from(head, 0)[0]
+    return size >= 1024 and not size & (size - 1) and head[BUFFER_HEADER + 2] in _SYSTEM_HEADERS
+
+
+def read_blg(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> CounterLog:
+    """Read a whole .blg into a :class:`CounterLog` of cooked values (``counters``: path patterns)."""
+    with BlgFile(path) as blg:
+        return _collect(blg, counters, begin, end)
+
+
+def _collect(
+    blg: BlgFile, counters: Sequence[str] | None, begin: datetime | None, end: datetime | None
+) -> CounterLog:
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+    raw: list[pl.DataFrame] = []
+    for batch in blg.batches(counters=counters):
+        blocks.append((batch.stamps, batch.values))
+        if len(batch.uncooked_columns):
+            raw.append(_raw_frame(batch, blg))
+    if blg.samples_read == 0:
+        raise no_samples_error(blg)
+    names = [_column_name(c) for c in blg.columns]
+    samples = _in_window(_frame(blocks, names, blg.utc_offset_minutes), begin, end)
+    problems = list(blg.problems)
+    zone = zone_name(blg.header, blg.utc_offset_minutes)
+    return CounterLog(
+        source=blg.source,
+        format="blg",
+        counters=_counters_frame(blg.columns),
+        samples=samples,
+        utc_offset_minutes=blg.utc_offset_minutes,
+        time_zone_name=zone,
+        problems=problems,
+        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end) if raw else None,
+    )
+
+
+def no_samples_error(blg: BlgFile) -> CounterLogError:
+    return CounterLogError(
+        blg.source,
+        "no readable samples"
+        + (f" ({blg.samples_lost} damaged sample(s) skipped)" if blg.samples_lost else "")
+        + "".join(f"; {p.location}: {p.message}" for p in blg.problems[:3] if p.location),
+        location=f"{blg.header.buffers_written} buffer(s) of {blg.header.buffer_size} bytes",
+        expected="at least one complete sample record",
+    )
+
+
+def describe_blg(path: str | Path) -> dict[str, object]:
+    """What ``inspect`` prints about a .blg: the counter-log description plus the file's own facts."""
+    with BlgFile(path) as blg:
+        log = _collect(blg, None, None, None)
+        header = blg.header
+        facts: dict[str, object] = {
+            "producer": f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit",
+            "processors": header.processors,
+            "log_start_utc": header.start,
+            "log_end_utc": header.end,
+            "buffer_size": header.buffer_size,
+            "buffers": (Path(path).stat().st_size + header.buffer_size - 1) // header.buffer_size,
+            "closing_catalog_samples": blg.catalog.samples if blg.catalog else None,
+            "samples_read": blg.samples_read,
+            "samples_lost": blg.samples_lost,
+            "original_file": header.log_file,
+        }
+    return facts | describe_counter_log(log)
+
+
+def _in_window(frame: pl.DataFrame, begin: datetime | None, end: datetime | None) -> pl.DataFrame:
+    if begin is not None:
+        frame = frame.filter(pl.col("timestamp") >= begin)
+    if end is not None:
+        frame = frame.filter(pl.col("timestamp") <= end)
+    return frame
+
+
+def _column_name(column: BlgColumn) -> str:
+    return f"c{column.index + 1:05d}"
+
+
+def utc_stamps(stamps: np.ndarray[Any, np.dtype[np.int64]], offset_minutes: int | None) -> pl.Series:
+    """FILETIME local stamps as UTC datetimes (microseconds)."""
+    shift = (offset_minutes or 0) * 600_000_000
+    micros = (stamps - shift - _FILETIME_UNIX) // 10
+    return pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us", "UTC"))
+
+
+_FILETIME_UNIX = 116_444_736_000_000_000
+
+
+def _frame(
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], names: list[str], offset: int | None
+) -> pl.DataFrame:
+    """One frame from decoded batches (columns that appeared later are NaN, then null, before)."""
+    width = len(names)
+    values = np.full((sum(len(stamps) for stamps, _ in blocks), width), np.nan)
+    row = 0
+    for stamps, block in blocks:
+        values[row : row + len(stamps), : block.shape[1]] = block
+        row += len(stamps)
+    frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True) if width else pl.DataFrame()
+    stamps = np.concatenate([stamps for stamps, _ in blocks]) if blocks else np.zeros(0, np.int64)
+    return frame.insert_column(0, utc_stamps(stamps, offset))
+
+
+def _raw_frame(batch: BlgBatch, blg: BlgFile) -> pl.DataFrame:
+    names = [_column_name(blg.columns[int(c)]) for c in batch.uncooked_columns]
+    frame = pl.DataFrame(batch.uncooked_values, schema=names, orient="row")
+    return frame.insert_column(0, utc_stamps(batch.stamps, blg.utc_offset_minutes))
+
+
+def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "column": [_column_name(c) for c in columns],
+            "path": [c.path for c in columns],
+            "machine": [c.machine for c in columns],
+            "object": [c.object for c in columns],
+            "instance": [c.instance for c in columns],
+            "counter": [c.counter for c in columns],
+            "duplicate": [False] * len(columns),
+            "type": [c.type_name for c in columns],
+        },
+        schema={
+            "column": pl.String,
+            "path": pl.String,
+            "machine": pl.String,
+            "object": pl.String,
+            "instance": pl.String,
+            "counter": pl.String,
+            "duplicate": pl.Boolean,
+            "type": pl.String,
+        },
+    )
+
+
+def zone_name(header: BlgHeader, offset: int | None) -> str | None:
+    if offset is None:
+        return header.standard_name or None
+    if -offset == header.bias_minutes + header.daylight_bias and header.daylight_bias:
+        return header.daylight_name or header.standard_name or None
+    return header.standard_name or None
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+
+def _utc(filetime: int) -> datetime | None:
+    if filetime <= 0:
+        return None
+    return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).replace(tzinfo=UTC)
+
+
+def _local_text(filetime: int) -> str:
+    if filetime <= 0:
+        return "an unknown time"
+    return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).strftime("%Y-%m-%d %H:%M:%S.%f")[
+        :-3
+    ] + " local"
+
+
+def _utf16z(raw: bytes) -> str:
+    return raw.decode("utf-16-le", errors="replace").split("\x00", 1)[0]
+
+
+def iter_records(path: str | Path) -> Iterable[tuple[int, int, int]]:
+    """(kind, buffer, byte offset) of every complete record: a structural view for ``inspect``."""
+    with Path(path).open("rb") as stream:
+        container = _Container(stream, str(path), Path(path).stat().st_size)
+        for record in container.records():
+            if record.kind != -1:
+                yield record.kind, record.buffer, record.offset
