@@ -57,6 +57,7 @@ _OBJECT_TAG = b"BL\x03\x05"
 _PERF_SIGNATURE = "PERF".encode("utf-16-le")
 _FILETIME_EPOCH = datetime(1601, 1, 1)
 _TICKS_100NS = 10_000_000
+_LAST_FILETIME = 2_650_467_743_999_999_999  # 9999-12-31 23:59:59.9999999
 _READ_BUFFERS = 64  # buffers read per system call
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
 _OLD_SIGNATURES = (b"PDH-BIN", "PDH-BIN".encode("utf-16-le"))
@@ -181,6 +182,8 @@ class _Container:
         self.file_size = size
         self.problems: list[Problem] = []
         self.samples_lost = 0
+        self._lost_stamps: set[int] = set()
+        self._partial: _Partial | None = None
         self.header, self.buffer_size, self.log_guid = self._read_header()
 
     def _problem(self, message: str, location: str, *, lost: int = 0, severity: str = "warning") -> None:
@@ -193,7 +196,8 @@ class _Container:
 
     def records(self) -> Iterator[_Record]:
         size = self.buffer_size
-        self._partial: _Partial | None = None
+        self._partial = None
+        self._lost_stamps = set()
         blank: list[int] = []
         index = 0
         self.stream.seek(0)
@@ -212,6 +216,13 @@ class _Container:
                 if state is not None:
                     yield from self._events(buffer, state[0], number, number * size, state[1])
         self._report_blank(blank)
+        present = index
+        if self.header.buffers_written > present:
+            self._problem(
+                f"the log-file header counts {self.header.buffers_written} buffer(s); "
+                f"the file holds {present}: the end of the log is missing",
+                f"byte {self.file_size}",
+            )
         if self._partial is not None:
             partial = self._partial
             self._drop(partial, f"the log ends after fragment {len(partial.parts)} of {partial.count}")
@@ -235,10 +246,17 @@ class _Container:
         declared, saved = struct.unpack_from("<II", buffer, 0)
         used = _U32.unpack_from(buffer, 0x30)[0] or saved
         if declared != size or not BUFFER_HEADER <= used <= size:
+            if self._partial is not None:
+                self._drop(self._partial, f"the buffer holding its next fragment ({number}) is damaged")
+                self._partial = None
+            started = self._samples_started(buffer)
+            self.samples_lost += started
             self._problem(
                 f"damaged buffer header (size {declared}, used end {used}; expected size {size} and an end "
-                f"between {BUFFER_HEADER} and {size}); the buffer's {size} bytes are skipped",
+                f"between {BUFFER_HEADER} and {size}); the buffer's {size} bytes are skipped"
+                + (f", with the {started} sample(s) that begin in it" if started else ""),
                 location,
+                lost=started,
             )
             return None
         short = len(buffer) < size
@@ -249,6 +267,28 @@ class _Container:
                 location,
             )
         return min(used, len(buffer)), short
+
+    def _samples_started(self, buffer: memoryview) -> int:
+        """Samples whose first fragment sits in a buffer that cannot be read: walk what still looks
+        like events (full header, marker, sane size) and count, never read, them."""
+        started = 0
+        position = BUFFER_HEADER
+        end = len(buffer)
+        while position + _EVENT.size <= end:
+            size, header_type, marker, kind, *_rest, stamp, _g, _log, fragment, _count = _EVENT.unpack_from(
+                buffer, position
+            )
+            if (
+                header_type != _FULL_HEADER
+                or marker & 0xC0 != 0xC0
+                or not _EVENT.size <= size <= end - position
+            ):
+                break
+            if kind == KIND_SAMPLE:
+                self._lost_stamps.add(stamp)
+                started += fragment <= 1
+            position = (position + size + 7) & ~7
+        return started
 
     def _report_blank(self, blank: list[int]) -> None:
         if not blank:
@@ -291,7 +331,14 @@ class _Container:
             end = position + size
             if size < _PDH_EVENT_HEADER + _FRAGMENT_PREFIX or end > used:
                 if short and end > used:
-                    self._problem("event cut by the end of the file; skipped", where)
+                    starts_sample = kind == KIND_SAMPLE and fragment <= 1
+                    self.samples_lost += starts_sample
+                    what = f"sample at {_local_text(stamp)}" if starts_sample else "event"
+                    self._problem(
+                        f"{what} cut by the end of the file (fragment {fragment} of {count}); skipped",
+                        where,
+                        lost=int(starts_sample),
+                    )
                 else:
                     self._problem(
                         f"event size {size} does not fit the buffer (used end {used}); "
@@ -327,7 +374,12 @@ class _Container:
             if partial is not None:
                 self._drop(partial, f"fragment {fragment} of {count} follows fragment {len(partial.parts)}")
                 self._partial = None
-            sample = kind == KIND_SAMPLE
+                if partial.kind == kind and partial.count == count:
+                    self._lost_stamps.add(stamp)  # most likely the rest of the record just dropped
+            # Count a lost sample once: not again for its later fragments, nor when the damaged
+            # buffer that held its first fragment already counted it.
+            sample = kind == KIND_SAMPLE and stamp not in self._lost_stamps
+            self._lost_stamps.add(stamp)
             self.samples_lost += sample
             self._problem(
                 f"fragment {fragment} of {count} of a record whose earlier fragments are missing; skipped",
@@ -343,6 +395,7 @@ class _Container:
 
     def _drop(self, partial: _Partial, why: str) -> None:
         sample = partial.kind == KIND_SAMPLE
+        self._lost_stamps.add(partial.stamp)
         if sample:
             self.samples_lost += 1
         what = "sample" if sample else f"record of kind {partial.kind}"
@@ -458,7 +511,7 @@ class _Layout:
 @dataclass
 class _Object:
     name: str
-    instances: list[tuple[str | None, int]]  # (display name, counter block offset)
+    instances: list[tuple[str | None, int, int]]  # (display name, counter block offset, length)
     definitions: list[tuple[int, int, int, int, int]]  # (name index, type, size, offset, scale)
     block: int  # data block start
     object_time: int  # record offset of the object's PerfTime
@@ -615,12 +668,12 @@ class _Layouts:
                 definitions.append((c_index, c_type, c_size, c_offset, scale))
                 d += byte_length
             name = self._name(machine, name_index)
-            instances: list[tuple[str | None, int]] = []
+            instances: list[tuple[str | None, int, int]] = []
             p = position + definition_len
             object_end = position + o_total
             if n_instances < 0:
                 block_len = self._counter_block(record, p, object_end, variable)
-                instances.append((None, p))
+                instances.append((None, p, block_len))
                 p += block_len
             else:
                 seen: dict[str, int] = {}
@@ -643,7 +696,7 @@ class _Layouts:
                     display = text if occurrence == 0 else f"{text}#{occurrence}"
                     block_at = p + i_len
                     block_len = self._counter_block(record, block_at, object_end, variable)
-                    instances.append((display, block_at))
+                    instances.append((display, block_at, block_len))
                     p = block_at + block_len
             yield (
                 _Object(name, instances, definitions, 0, position + 48, position + 56),
@@ -712,7 +765,13 @@ class _Layouts:
                     "value is left empty",
                     where,
                 )
-            for instance, at in obj.instances:
+            last = max(offset + size, next_def[3] + next_def[2] if needs_base and next_def is not None else 0)
+            for instance, at, length in obj.instances:
+                if last > length:
+                    raise _Malformed(
+                        f"{obj.name}\\{counter}: value at offset {offset} (size {size}) lies outside the "
+                        f"{length}-byte counter block at record byte {at}"
+                    )
                 column = self.columns.column((machine, obj.name, instance, counter, occurrence), code, scale)
                 if column is not None:
                     base = (at + next_def[3], next_def[2]) if needs_base and next_def is not None else None
@@ -883,7 +942,7 @@ class _Decoder:
                     try:
                         layout = self.layout = self.layouts.parse(group[row].data, _where(group[row]))
                     except (_Malformed, struct.error) as exc:
-                        self._damaged(group[row], str(exc))
+                        self.damaged(group[row], str(exc))
                         row += 1
                         continue
                 assert matrix is not None
@@ -946,7 +1005,7 @@ class _Decoder:
             batch.raw_frequency = _spread(frequency, cols, width)
         return batch
 
-    def _damaged(self, record: _Record, why: str) -> None:
+    def damaged(self, record: _Record, why: str) -> None:
         self.samples_lost += 1
         self.problems.append(
             Problem(
@@ -1081,6 +1140,7 @@ class BlgFile:
 
         ``values=False`` walks the structure only (columns, sample count, damage) without cooking.
         """
+        self.problems = []
         registry = _Columns(Selector(counters))
         self.columns = registry.list
         self.names = {}
@@ -1096,6 +1156,11 @@ class BlgFile:
             if record.kind == -1:
                 continue
             if record.kind == KIND_SAMPLE:
+                if not 0 < record.stamp < _LAST_FILETIME:
+                    decoder.damaged(
+                        record, f"its time stamp (FILETIME {record.stamp}) is outside the calendar"
+                    )
+                    continue
                 if not offsets_seen:
                     offsets_seen = True
                     self.utc_offset_minutes = self._utc_offset(record)
@@ -1113,7 +1178,10 @@ class BlgFile:
             yield from decoder.decode(pending)
         self.samples_read = decoder.samples
         self.samples_lost = container.samples_lost + decoder.samples_lost
-        self.problems = container.problems + layouts.problems + decoder.problems + self._catalog_check()
+        offset_problems = [p for p in self.problems if "UTC offset" in p.message]
+        self.problems = (
+            offset_problems + container.problems + layouts.problems + decoder.problems + self._catalog_check()
+        )
 
     def _other_record(self, record: _Record) -> None:
         if record.kind == KIND_NAMES:
@@ -1147,13 +1215,23 @@ class BlgFile:
                 table[int(number)] = name
 
     def _utc_offset(self, record: _Record) -> int | None:
-        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock."""
+        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock,
+        else the time-zone header (whose daylight rule this reader does not evaluate)."""
         data = record.data
-        if len(data) < 16 + 80 or data[16:24] != _PERF_SIGNATURE:
-            return None
-        utc_100ns = struct.unpack_from("<q", data, 16 + 72)[0]
-        difference = (record.stamp - utc_100ns) / 600_000_000
-        return int(round(difference / 15) * 15)
+        if len(data) >= 16 + 80 and data[16:24] == _PERF_SIGNATURE:
+            utc_100ns = struct.unpack_from("<q", data, 16 + 72)[0]
+            derived = round((record.stamp - utc_100ns) / 600_000_000 / 15) * 15
+            if abs(derived) <= 14 * 60:
+                return int(derived)
+        self.problems.append(
+            Problem(
+                self.source,
+                "the first sample's clocks do not give its UTC offset; the time-zone header's bias "
+                f"({self.header.bias_minutes} min, daylight saving not applied) is used",
+                location=_where(record),
+            )
+        )
+        return -self.header.bias_minutes
 
     def _catalog_check(self) -> list[Problem]:
         if self.catalog is None:
@@ -1343,15 +1421,20 @@ def zone_name(header: BlgHeader, offset: int | None) -> str | None:
 def _utc(filetime: int) -> datetime | None:
     if filetime <= 0:
         return None
-    return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).replace(tzinfo=UTC)
+    try:
+        return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).replace(tzinfo=UTC)
+    except OverflowError:
+        return None
 
 
 def _local_text(filetime: int) -> str:
-    if filetime <= 0:
-        return "an unknown time"
-    return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).strftime("%Y-%m-%d %H:%M:%S.%f")[
-        :-3
-    ] + " local"
+    try:
+        if filetime > 0:
+            moment = _FILETIME_EPOCH + timedelta(microseconds=filetime // 10)
+            return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " local"
+    except OverflowError:
+        pass
+    return f"an unreadable time (FILETIME {filetime})"
 
 
 def _utf16z(raw: bytes) -> str:
