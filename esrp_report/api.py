@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,6 +21,7 @@ from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.ingest.published import read_document
+from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.manifest_init import init_manifest
 from esrp_report.model import Manifest, Problem, Solution
 from esrp_report.render import payload
@@ -36,6 +37,7 @@ from esrp_report.render.html import (
 )
 from esrp_report.render.pdf import PartJob, join_parts, render_part, render_pdf, warm_up
 from esrp_report.rules import load_rules
+from esrp_report.sizing import SizingResult, SizingSpec, size
 
 
 def check(
@@ -121,6 +123,7 @@ __all__ = [
     "convert_counter_log",
     "init_manifest",
     "inspect",
+    "size_design",
     "solution_from_manifest",
     "write_audit_report",
 ]
@@ -257,6 +260,13 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         yield pool
+
+
+def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> SizingResult:
+    """Capacity and IOPS sizing (docs/sizing.md): the spec file's inputs (default: the 004 paper's
+    §6.3 example) with ``overrides`` (spec keys, e.g. ``{"users": 5000}``) applied on top."""
+    base = load_sizing_spec(spec) if spec is not None else SizingSpec()
+    return size(spec_from_table(overrides or {}, source="overrides", base=base))
 
 
 def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult:

@@ -19,7 +19,7 @@ from esrp_report.assess import SolutionAssessment
 from esrp_report.audit import AuditResult
 from esrp_report.errors import EsrpError
 from esrp_report.model import PLACEHOLDER
-from esrp_report.render import payload
+from esrp_report.render import payload, sizing_view
 from esrp_report.render.numbers import fmt_number
 from esrp_report.rules import RuleResult, Status
 
@@ -296,6 +296,74 @@ def convert(
         f"wrote {result.output} ({result.format}): {result.samples} sample(s) x {result.columns} counter(s)",
         markup=False,
     )
+
+
+@app.command()
+def size(  # noqa: PLR0917 - Typer maps each parameter to an option
+    spec: Annotated[
+        Path | None,
+        typer.Argument(help="Sizing spec (TOML, docs/sizing.md); without one, the 004 paper's §6.3 example."),
+    ] = None,
+    users: Annotated[int | None, typer.Option("--users", help="Mailboxes (users) today.")] = None,
+    growth_percent: Annotated[
+        float | None, typer.Option("--growth-percent", help="Expected growth of the users, %.")
+    ] = None,
+    messages_per_day: Annotated[
+        float | None,
+        typer.Option("--messages-per-day", help="Messages sent and received per mailbox per day."),
+    ] = None,
+    message_size_kb: Annotated[
+        float | None, typer.Option("--message-size-kb", help="Average message size, KB: 75, 150 or 300.")
+    ] = None,
+    quota_mb: Annotated[float | None, typer.Option("--quota-mb", help="Mailbox quota, MB.")] = None,
+    quota_gb: Annotated[
+        float | None, typer.Option("--quota-gb", help="Mailbox quota, GB (1 GB = 1,000 MB).")
+    ] = None,
+    databases: Annotated[int | None, typer.Option("--databases", help="Active mailbox databases.")] = None,
+    dag_copies: Annotated[
+        int | None, typer.Option("--dag-copies", help="Copies of each database (1 = no DAG).")
+    ] = None,
+    iops_per_mailbox: Annotated[
+        float | None, typer.Option("--iops-per-mailbox", help="Transactional IOPS per mailbox without a DAG.")
+    ] = None,
+    log_retention_days: Annotated[
+        float | None, typer.Option("--log-retention-days", help="Days of logs each volume holds.")
+    ] = None,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Exact arithmetic: no rounding up of the figures carried forward.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Size a mailbox design: capacity, IOPS and memory (the 004 paper's §6 model).
+
+    Flags override the spec's values (or the paper's, without a spec). Exit status: 0, or 2 for
+    unusable input.
+    """
+    given = {
+        "users": users,
+        "growth_percent": growth_percent,
+        "messages_per_day": messages_per_day,
+        "message_size_kb": message_size_kb,
+        "mailbox_quota_mb": quota_mb,
+        "mailbox_quota_gb": quota_gb,
+        "databases": databases,
+        "dag_copies": dag_copies,
+        "iops_per_mailbox": iops_per_mailbox,
+        "log_retention_days": log_retention_days,
+        "round_up": False if exact else None,
+    }
+    try:
+        result = api.size_design(spec, overrides={k: v for k, v in given.items() if v is not None})
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(sizing_view.sizing_payload(result), indent=2))
+        return
+    console = _console()
+    for table in sizing_view.sizing_tables(result):
+        console.print(table)
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False)
 
 
 @app.command()

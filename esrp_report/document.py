@@ -20,6 +20,7 @@ from esrp_report.errors import RulesError
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
 from esrp_report.render.numbers import fmt_number
 from esrp_report.rules import Rule, RuleResult, Status
+from esrp_report.sizing import SizingResult
 
 APPENDIX_ORDER = (
     TestKind.PERFORMANCE,
@@ -349,7 +350,26 @@ def _profile_rows(
         if manifest.database_capacity_gb:
             share = total_gb / manifest.database_capacity_gb * 100
             rows.append(("% formatted storage capacity used by Exchange databases", f"{share:.2f}%"))
+    if manifest.sizing is not None:
+        rows.extend(_sizing_rows(manifest.sizing))
     return rows
+
+
+def _sizing_rows(sizing: SizingResult) -> list[tuple[str, str]]:
+    """The sizing the profile follows, in the units docs/sizing.md states (GB = 1,000 MB)."""
+
+    def text(key: str) -> str:
+        figure = sizing.figure(key)
+        unit = "" if figure.unit == "mailboxes" else f" {figure.unit}"
+        return f"{fmt_number(figure.value, 0, thousands=True)}{unit}"
+
+    return [
+        ("Sizing: mailboxes planned (users + growth)", text("planned_mailboxes")),
+        ("Sizing: transactional IOPS", text("transactional_iops")),
+        ("Sizing: total IOPS (transactional + log + differential)", text("total_iops")),
+        ("Sizing: capacity (databases + logs + search catalog)", text("total_capacity")),
+        ("Sizing: volume size per database", text("volume_size")),
+    ]
 
 
 def _reliability(assessment: SolutionAssessment) -> list[Statement]:
@@ -417,7 +437,7 @@ def build_document(
 ) -> Document:
     """``labels`` maps each assessed server name (machine) to the manifest's label."""
     conv = load_convention(manifest.convention, manifest.convention_overrides)
-    problems = list(assessment.problems)
+    problems = list(assessment.problems) + list(manifest.problems)
     servers = [(labels.get(s.name, s.name), s) for s in assessment.servers]
     views: list[ServerView] = []
     failures: list[Failure] = []

@@ -12,9 +12,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from esrp_report.sizing import SizingResult
 
 
 class TestKind(StrEnum):
@@ -442,6 +445,8 @@ class Manifest:
     template_override: str | None = None  # a folder searched before templates/
     database_capacity_gb: float | None = None  # formatted capacity for databases (GiB)
     rules_file: str | None = None
+    sizing: SizingResult | None = None  # the design's [sizing], which the profile's targets follow
+    problems: list[Problem] = field(default_factory=list)  # e.g. a stated profile the sizing contradicts
 
 
 # --- Published documents (the audit's input) ---------------------------------------------------

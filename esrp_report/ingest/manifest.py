@@ -2,18 +2,22 @@
 
 Every key is checked: an unknown key, a wrong type or a path leaving the manifest's folder is an
 error naming the file, the TOML table and the key. Numbers the document can compute (targets,
-databases per host, mailboxes per database, capacity percentages) are not accepted here.
+databases per host, mailboxes per database, capacity percentages) are not accepted here. A
+``[sizing]`` table (docs/sizing.md) gives the profile's mailboxes, IOPS per mailbox, mailbox size
+and copies; a stated profile value that disagrees with it is reported, never silently chosen.
 See docs/manifest.md for an annotated example.
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, TypeVar
 
 from esrp_report.errors import InputError
+from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.model import (
     SECTION_KEYS,
     Branding,
@@ -21,8 +25,10 @@ from esrp_report.model import (
     KeyValueTable,
     Manifest,
     ManifestServer,
+    Problem,
     UserProfile,
 )
+from esrp_report.sizing import SizingResult, design_profile, size
 
 T = TypeVar("T")
 CONVENTION_KEYS = {
@@ -144,6 +150,7 @@ def read_manifest(path: Path) -> Manifest:
             "template",
             "capacity",
             "rules",
+            "sizing",
         },
     )
 
@@ -156,12 +163,18 @@ def read_manifest(path: Path) -> Manifest:
     info = DocumentInfo(**text)
     convention = r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
 
+    sizing = _read_sizing(r, data)
     prof = r.table(data, "profile")
     r.known(prof, "[profile]", set(UserProfile.__dataclass_fields__))
     w = "[profile]"
+    sized, problems = _sized_profile(r, prof, sizing)
     profile = UserProfile(
-        mailboxes=r.get(prof, w, "mailboxes", int, check=_positive, expected="a positive integer"),
-        iops_per_mailbox=r.get(prof, w, "iops_per_mailbox", float, check=_positive, expected="IOPS > 0"),
+        mailboxes=int(sized["mailboxes"])
+        if "mailboxes" in sized
+        else r.get(prof, w, "mailboxes", int, check=_positive, expected="a positive integer"),
+        iops_per_mailbox=sized["iops_per_mailbox"]
+        if "iops_per_mailbox" in sized
+        else r.get(prof, w, "iops_per_mailbox", float, check=_positive, expected="IOPS > 0"),
         headroom_percent=r.get(
             prof,
             w,
@@ -172,10 +185,14 @@ def read_manifest(path: Path) -> Manifest:
             expected="percent, 0-1000",
         ),
         tested_iops_per_mailbox=r.optional(prof, w, "tested_iops_per_mailbox", float, check=_positive),
-        mailbox_size_gb=r.optional(prof, w, "mailbox_size_gb", float, check=_positive),
+        mailbox_size_gb=sized["mailbox_size_gb"]
+        if "mailbox_size_gb" in sized
+        else r.optional(prof, w, "mailbox_size_gb", float, check=_positive),
         dags=r.get(prof, w, "dags", int, default=1, check=lambda v: v >= 0),
         servers_per_dag=r.get(prof, w, "servers_per_dag", int, default=1, check=_positive),
-        copies_per_database=r.get(prof, w, "copies_per_database", int, default=1, check=_positive),
+        copies_per_database=int(sized["copies_per_database"])
+        if "copies_per_database" in sized
+        else r.get(prof, w, "copies_per_database", int, default=1, check=_positive),
         active_mailboxes_per_server=r.optional(prof, w, "active_mailboxes_per_server", int, check=_positive),
     )
 
@@ -280,7 +297,46 @@ def read_manifest(path: Path) -> Manifest:
             capacity, "[capacity]", "database_formatted_gb", float, check=_positive
         ),
         rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
+        sizing=sizing,
+        problems=problems,
     )
+
+
+def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingResult | None:
+    """[sizing]: inline keys, or ``spec`` (a sizing spec file beside the manifest) with inline
+    keys overriding it."""
+    if "sizing" not in data:
+        return None
+    table = r.table(data, "sizing")
+    spec_file = r.optional(table, "[sizing]", "spec", str)
+    base = load_sizing_spec(r.path.parent / r.local_path("[sizing] spec", spec_file)) if spec_file else None
+    spec = spec_from_table(table, source=r.path, where="[sizing]", base=base, other_keys={"spec"})
+    return size(spec)
+
+
+def _sized_profile(
+    r: _Reader, prof: dict[str, Any], sizing: SizingResult | None
+) -> tuple[dict[str, float], list[Problem]]:
+    """The profile keys the sizing gives; a stated key that disagrees is reported, and the
+    sizing's value is the one the document uses (it is what the targets must follow)."""
+    if sizing is None:
+        return {}, []
+    problems: list[Problem] = []
+    sized = {k: float(v) for k, v in design_profile(sizing).items()}
+    for key, value in sized.items():
+        kind: type[float] | type[int] = float if key in ("iops_per_mailbox", "mailbox_size_gb") else int
+        stated = r.optional(prof, "[profile]", key, kind, check=_positive)
+        if stated is not None and not math.isclose(stated, value, rel_tol=1e-9):
+            problems.append(
+                Problem(
+                    str(r.path),
+                    f"{stated:g} stated, but the [sizing] gives {value:g}; "
+                    "the document's targets use the sizing's value",
+                    location=f"[profile] {key}",
+                    severity="error",
+                )
+            )
+    return sized, problems
 
 
 def _is_colour(text: str) -> bool:
