@@ -110,3 +110,111 @@ def generate_perfmon_csv(
     path.parent.mkdir(parents=True, exist_ok=True)
     write_pdh_csv(path, paths, stamps, values, time_zone_name="Eastern Standard Time", bias_minutes=300)
     return path
+
+
+# --- binary perfmon logs (.blg) -------------------------------------------------------------------
+
+_BLG_INSTANCE_COUNTERS = [
+    ("I/O Database Reads/sec", "rate"),
+    ("I/O Database Reads Average Latency", "average"),
+    ("I/O Database Reads Average Bytes", "average"),
+    ("I/O Database Writes/sec", "rate"),
+    ("I/O Database Writes Average Latency", "average"),
+    ("I/O Database Writes Average Bytes", "average"),
+    ("I/O Log Reads/sec", "rate"),
+    ("I/O Log Reads Average Latency", "average"),
+    ("I/O Log Writes/sec", "rate"),
+    ("I/O Log Writes Average Latency", "average"),
+    ("I/O Log Writes Average Bytes", "average"),
+    ("Database Maintenance IO Reads/sec", "rate"),
+    ("Database Maintenance IO Reads Average Bytes", "average"),
+    ("Log Bytes Write/sec", "bulk"),
+    ("Database Cache Size (MB)", "raw"),
+    ("% Cache Hit", "fraction"),
+]
+
+
+def jetstress_blg_objects(instances: int = 20, counters: int = 450) -> list[object]:
+    """A Jetstress-shaped set: ``counters`` database-instance counters (16 named ones, the rest
+    fillers of the same types), LogicalDisk/PhysicalDisk per database and log volume, processors,
+    memory, processes, system."""
+    from esrp_report.synth import blg_writer as bw
+
+    kinds = {  # type and size of each kind of counter
+        "rate": (bw.PERF_COUNTER_COUNTER, 4),
+        "average": (bw.PERF_AVERAGE_BULK, 8),
+        "bulk": (bw.PERF_COUNTER_BULK_COUNT, 8),
+        "raw": (bw.PERF_COUNTER_LARGE_RAWCOUNT, 8),
+        "fraction": (bw.PERF_RAW_FRACTION, 4),
+    }
+    named = [(name, kinds[kind]) for name, kind in _BLG_INSTANCE_COUNTERS]
+    order = list(kinds.values())
+    fillers = [(f"Instance Counter {i:03d}", order[i % len(order)]) for i in range(counters - len(named))]
+    instance_counters = tuple(bw.Counter(name, t, size=s) for name, (t, s) in named + fillers)
+    disk = tuple(
+        bw.Counter(name, t, size=s)
+        for name, t, s in [
+            ("Avg. Disk sec/Read", bw.PERF_AVERAGE_TIMER, 4),
+            ("Avg. Disk sec/Write", bw.PERF_AVERAGE_TIMER, 4),
+            ("Avg. Disk sec/Transfer", bw.PERF_AVERAGE_TIMER, 4),
+            ("Disk Reads/sec", bw.PERF_COUNTER_COUNTER, 4),
+            ("Disk Writes/sec", bw.PERF_COUNTER_COUNTER, 4),
+            ("Disk Transfers/sec", bw.PERF_COUNTER_COUNTER, 4),
+            ("Disk Bytes/sec", bw.PERF_COUNTER_BULK_COUNT, 8),
+            ("Avg. Disk Queue Length", bw.PERF_COUNTER_100NS_QUEUELEN_TYPE, 8),
+            ("% Disk Time", bw.PERF_PRECISION_100NS_TIMER, 8),
+            ("Current Disk Queue Length", bw.PERF_COUNTER_RAWCOUNT, 4),
+        ]
+    )
+    databases = tuple(f"Information Store/DB{k:02d}" for k in range(1, instances + 1))
+    volumes = tuple(f"C:\\DB\\DB{k:02d}" for k in range(1, instances + 1)) + tuple(
+        f"C:\\LOG\\LOG{k:02d}" for k in range(1, instances + 1)
+    )
+    return [
+        bw.PerfObject("MSExchange Database ==> Instances", instance_counters, (*databases, "_Total")),
+        bw.PerfObject("LogicalDisk", disk, (*volumes, "C:", "_Total")),
+        bw.PerfObject("PhysicalDisk", disk, tuple(f"{k} Disk{k}" for k in range(len(volumes))) + ("_Total",)),
+        bw.PerfObject(
+            "Processor",
+            (bw.Counter("% Processor Time", bw.PERF_100NSEC_TIMER_INV), bw.Counter("% User Time", bw.PERF_100NSEC_TIMER)),
+            ("0", "1", "_Total"),
+        ),
+        bw.PerfObject(
+            "Memory",
+            (
+                bw.Counter("Available MBytes", bw.PERF_COUNTER_RAWCOUNT, size=4),
+                bw.Counter("Pool Paged Bytes", bw.PERF_COUNTER_RAWCOUNT, size=4),
+                bw.Counter("Pool Nonpaged Bytes", bw.PERF_COUNTER_RAWCOUNT, size=4),
+                bw.Counter("Free System Page Table Entries", bw.PERF_COUNTER_RAWCOUNT, size=4),
+                bw.Counter("Transition Pages RePurposed/sec", bw.PERF_COUNTER_COUNTER, size=4),
+            ),
+            None,
+        ),
+    ]
+
+
+def generate_jetstress_blg(
+    path: Path, *, samples: int = 5_760, interval: int = 15, instances: int = 20, counters: int = 450, seed: int = 0
+) -> Path:
+    """A Jetstress-shaped binary log: every raw value a growing random walk (deterministic)."""
+    from esrp_report.synth import blg_writer as bw
+
+    objects = jetstress_blg_objects(instances, counters)
+    rng = np.random.default_rng(seed)
+    shapes = {o.name: (len(o.instances) if o.instances else 1, len(o.counters)) for o in objects}  # type: ignore[attr-defined]
+    first = {name: rng.integers(0, 1_000, size=shape) for name, shape in shapes.items()}
+    base = {name: rng.integers(1, 1_000, size=shape) for name, shape in shapes.items()}
+    start = datetime(2026, 5, 4, 8, 0, 0)
+    ticks = interval * 10_000_000
+    utc0 = int((start - datetime(1601, 1, 1)).total_seconds()) * 10_000_000 + 4 * 3600 * 10_000_000
+    step_first = {name: rng.integers(0, 5_000, size=shape) for name, shape in shapes.items()}
+    step_base = {name: rng.integers(1, 50, size=shape) for name, shape in shapes.items()}
+    with path.open("wb") as stream, bw.BlgWriter(
+        stream, machine="MBX01", objects=objects, utc_offset_minutes=-240, pointer_size=8  # type: ignore[arg-type]
+    ) as writer:
+        for k in range(samples):
+            for name in shapes:
+                first[name] = (first[name] + step_first[name]) % (1 << 31)
+                base[name] = base[name] + step_base[name]
+            writer.add_sample(start + timedelta(seconds=interval * k), 10**10 + k * ticks, utc0 + k * ticks, first, base)
+    return path

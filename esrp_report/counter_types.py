@@ -140,48 +140,71 @@ def cook(
     f: Array | float | None = None,
     b1: Array | None = None,
 ) -> Array:
-    """Displayed values from raw int64 arrays (all the same shape); NaN where there is none."""
-    if formula is Formula.RAW:
-        return n1.astype(np.float64)
-    if formula is Formula.FRACTION:
-        assert d1 is not None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = 100.0 * n1.astype(np.float64) / d1.astype(np.float64)
-        return np.where(d1 == 0, 0.0, out)
-    if formula is Formula.ELAPSED:
-        assert d1 is not None and f is not None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = (d1 - n1).astype(np.float64) / np.asarray(f, dtype=np.float64)
-        return np.where(np.asarray(f) > 0, out, np.nan)
-    assert n0 is not None
-    dn = n1 - n0
-    if formula is Formula.DELTA:
-        return np.where(dn >= 0, dn.astype(np.float64), np.nan)
-    assert d1 is not None and d0 is not None
-    dd = d1 - d0
-    dnf = dn.astype(np.float64)
-    ddf = dd.astype(np.float64)
+    """Displayed values from raw int64 values of the current sample (1) and the previous one (0)."""
+    two = KNOWN_TWO_SAMPLE[formula]
+    dn = n1 - n0 if two and n0 is not None else None
+    dd = d1 - d0 if two and d1 is not None and d0 is not None else None
+    return cook_deltas(formula, n1=n1, dn=dn, d1=d1, dd=dd, f=f, b1=b1)
+
+
+def cook_deltas(
+    formula: Formula,
+    *,
+    n1: Array | None = None,
+    dn: Array | None = None,
+    d1: Array | None = None,
+    dd: Array | None = None,
+    f: Array | float | None = None,
+    b1: Array | None = None,
+) -> Array:
+    """Displayed values from raw values (one-sample formulas) or their movements (two-sample ones).
+
+    Arguments broadcast: a clock shared by many counters can be a column vector. NaN = no value.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
+        if formula is Formula.RAW:
+            assert n1 is not None
+            return n1.astype(np.float64)
+        if formula is Formula.FRACTION:
+            assert n1 is not None and d1 is not None
+            return np.where(d1 == 0, 0.0, 100.0 * n1.astype(np.float64) / d1)
+        if formula is Formula.ELAPSED:
+            assert n1 is not None and d1 is not None and f is not None
+            return np.where(np.asarray(f) > 0, (d1 - n1).astype(np.float64) / f, np.nan)
+        assert dn is not None
+        if formula is Formula.DELTA:
+            return np.where(dn >= 0, dn.astype(np.float64), np.nan)
+        assert dd is not None
+        dnf = dn.astype(np.float64)
         if formula is Formula.RATE:
             assert f is not None
-            out = dnf / (ddf / np.asarray(f, dtype=np.float64))
+            out = dnf * (np.asarray(f, dtype=np.float64) / dd)
         elif formula is Formula.TIMER:
-            out = 100.0 * dnf / ddf
+            out = dnf * (100.0 / dd)
         elif formula is Formula.TIMER_INV:
-            out = 100.0 * (1.0 - dnf / ddf)
+            out = 100.0 * (1.0 - dnf / dd)
         elif formula is Formula.QUEUE:
-            out = dnf / ddf
+            out = dnf * (1.0 / dd)
         elif formula is Formula.MULTI_TIMER:
             assert b1 is not None
-            out = 100.0 * (dnf / ddf) / b1.astype(np.float64)
-            out = np.where(b1 > 0, out, np.nan)
+            out = np.where(b1 > 0, dnf * (100.0 / dd) / b1, np.nan)
         else:  # averages and sample fractions: a base that did not move means no events, shown as 0
             if formula is Formula.AVERAGE_TIMER:
                 assert f is not None
-                out = (dnf / np.asarray(f, dtype=np.float64)) / ddf
+                out = dnf / (dd * np.asarray(f, dtype=np.float64))
             elif formula is Formula.SAMPLE_FRACTION:
-                out = 100.0 * dnf / ddf
+                out = 100.0 * dnf / dd
             else:
-                out = dnf / ddf
-            return np.where((dn < 0) | (dd < 0), np.nan, np.where(dd == 0, 0.0, out))
-    return np.where((dn < 0) | (dd <= 0), np.nan, out)
+                out = dnf / dd
+            out[dd == 0] = 0.0
+            out[(dn < 0) | (dd < 0)] = np.nan
+            return out
+        bad = dn < 0
+        if np.ndim(dd) and np.shape(dd) != np.shape(dn):
+            out[np.broadcast_to(dd <= 0, out.shape) | bad] = np.nan
+        else:
+            out[(dd <= 0) | bad] = np.nan
+        return out
+
+
+KNOWN_TWO_SAMPLE = {f: f not in (Formula.RAW, Formula.FRACTION, Formula.ELAPSED) for f in Formula}

@@ -64,7 +64,7 @@ def _error_line(result_output: str) -> str:
             "entity declarations are not allowed",
         ),
         (b"", "empty.csv", "not a supported file"),
-        (b"PDH-BIN\x00\x00", "old.blg", "not read yet"),
+        (b"PDH-BIN\x00\x00", "old.blg", "older (Windows XP / Server 2003)"),
     ],
 )
 def test_unusable_input_exits_2_with_one_clear_line(

@@ -34,11 +34,12 @@ import polars as pl
 
 from esrp_report.counter_types import (
     KNOWN,
+    KNOWN_TWO_SAMPLE,
     NOT_COOKED,
     CounterType,
     Formula,
     Second,
-    cook,
+    cook_deltas,
     is_base,
     type_name,
 )
@@ -124,17 +125,12 @@ class BlgColumn:
 class BlgBatch:
     """Consecutive samples: local FILETIME stamps and one value column per known counter column.
 
-    ``values[:, j]`` belongs to ``columns[j]``; NaN is "no value". ``raw_first`` /
-    ``raw_second`` hold the raw N and D (int64; meaningful where ``raw_present``) when asked for.
+    ``values[:, j]`` belongs to ``columns[j]``; NaN is "no value". Counters of a type that is
+    not cooked keep their raw values in ``uncooked_values`` (columns ``uncooked_columns``).
     """
 
     stamps: np.ndarray[Any, np.dtype[np.int64]]  # FILETIME, local time of the collector
     values: np.ndarray[Any, np.dtype[np.float64]]
-    raw_first: np.ndarray[Any, np.dtype[np.int64]] | None = None
-    raw_second: np.ndarray[Any, np.dtype[np.int64]] | None = None
-    raw_base: np.ndarray[Any, np.dtype[np.int64]] | None = None
-    raw_frequency: np.ndarray[Any, np.dtype[np.int64]] | None = None
-    raw_present: np.ndarray[Any, np.dtype[np.bool_]] | None = None
     uncooked_columns: np.ndarray[Any, np.dtype[np.int64]] = field(
         default_factory=lambda: np.zeros(0, np.int64)
     )
@@ -158,9 +154,26 @@ class Catalog:
 class _Record:
     kind: int
     stamp: int  # FILETIME of the first fragment (local time for PDH events)
-    data: bytes
+    parts: list[memoryview | bytes]  # the fragments' data, not copied until needed
     buffer: int
     offset: int  # byte offset of the first fragment's event in the file
+
+    @property
+    def size(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    @property
+    def data(self) -> bytes:
+        if len(self.parts) != 1 or not isinstance(self.parts[0], bytes):
+            self.parts = [b"".join(self.parts)]
+        return self.parts[0]  # type: ignore[return-value]
+
+    def head(self, count: int) -> bytes:
+        """The first ``count`` bytes (or fewer), joining only the fragments needed."""
+        first = self.parts[0]
+        if len(first) >= count or len(self.parts) == 1:
+            return bytes(first[:count])
+        return self.data[:count]
 
 
 @dataclass
@@ -168,7 +181,7 @@ class _Partial:
     kind: int
     stamp: int
     count: int
-    parts: list[bytes]
+    parts: list[memoryview | bytes]
     buffer: int
     offset: int
 
@@ -312,86 +325,105 @@ class _Container:
         self, buffer: memoryview, used: int, number: int, offset: int, short: bool
     ) -> Iterator[_Record]:
         position = BUFFER_HEADER
-        while position + _PDH_EVENT_HEADER + _FRAGMENT_PREFIX <= used:
-            (size, header_type, _m, kind, _lvl, _ver, _t, _p, stamp, _g, _log, fragment, count) = (
-                _EVENT.unpack_from(buffer, position)
+        unpack = _EVENT.unpack_from
+        prefix = _PDH_EVENT_HEADER + _FRAGMENT_PREFIX
+        while position + prefix <= used:
+            (size, header_type, _m, kind, _lvl, _ver, _t, _p, stamp, _g, _log, fragment, count) = unpack(
+                buffer, position
             )
-            where = f"buffer {number}, byte {offset + position}"
-            if header_type != _FULL_HEADER:
-                if header_type in _SYSTEM_HEADERS:
-                    size = struct.unpack_from("<H", buffer, position + 4)[0]
-                    position += max(8, (size + 7) & ~7)
-                    continue
-                self._problem(
-                    f"unknown event header type 0x{header_type:02X}; the rest of the buffer "
-                    f"({used - position} bytes) is skipped",
-                    where,
-                )
-                return
             end = position + size
-            if size < _PDH_EVENT_HEADER + _FRAGMENT_PREFIX or end > used:
-                if short and end > used:
-                    starts_sample = kind == KIND_SAMPLE and fragment <= 1
-                    self.samples_lost += starts_sample
-                    what = f"sample at {_local_text(stamp)}" if starts_sample else "event"
-                    self._problem(
-                        f"{what} cut by the end of the file (fragment {fragment} of {count}); skipped",
-                        where,
-                        lost=int(starts_sample),
-                    )
-                else:
-                    self._problem(
-                        f"event size {size} does not fit the buffer (used end {used}); "
-                        f"the rest of the buffer ({used - position} bytes) is skipped",
-                        where,
-                    )
-                return
-            data = bytes(buffer[position + _PDH_EVENT_HEADER + _FRAGMENT_PREFIX : end])
+            if header_type != _FULL_HEADER or size < prefix or end > used:
+                step = self._odd_event(buffer, used, number, offset + position, short)
+                if step is None:
+                    return
+                position += step
+                continue
+            data = buffer[position + prefix : end]
             event_offset = offset + position
             position = (end + 7) & ~7
-            record = self._assemble(_Record(kind, stamp, data, number, event_offset), fragment, count, where)
+            partial = self._partial
+            if partial is None and fragment <= 1 and count <= 1:
+                yield _Record(kind, stamp, [data], number, event_offset)
+                continue
+            if (
+                partial is not None
+                and fragment == len(partial.parts) + 1
+                and partial.kind == kind
+                and count == partial.count
+            ):
+                partial.parts.append(data)
+                if len(partial.parts) == count:
+                    self._partial = None
+                    yield _Record(kind, partial.stamp, partial.parts, partial.buffer, partial.offset)
+                continue
+            record = self._assemble(kind, stamp, data, (fragment, count), (number, event_offset))
             if record is not None:
                 yield record
 
-    def _assemble(self, piece: _Record, fragment: int, count: int, where: str) -> _Record | None:
-        """The whole record once its last fragment arrives; fragments out of order are reported."""
-        kind, stamp, data, number, offset = piece.kind, piece.stamp, piece.data, piece.buffer, piece.offset
+    def _odd_event(self, buffer: memoryview, used: int, number: int, at: int, short: bool) -> int | None:
+        """Bytes to step over a system-header event; None (after reporting) when the buffer ends here."""
+        position = at - number * self.buffer_size
+        size, header_type, _m, kind, *_rest, stamp, _g, _log, fragment, count = _EVENT.unpack_from(
+            buffer, position
+        )
+        where = f"buffer {number}, byte {at}"
+        if header_type in _SYSTEM_HEADERS:
+            system_size = struct.unpack_from("<H", buffer, position + 4)[0]
+            return max(8, (int(system_size) + 7) & ~7)
+        if header_type != _FULL_HEADER:
+            self._problem(
+                f"unknown event header type 0x{header_type:02X}; the rest of the buffer "
+                f"({used - position} bytes) is skipped",
+                where,
+            )
+        elif short and position + size > used:
+            starts_sample = kind == KIND_SAMPLE and fragment <= 1
+            self.samples_lost += starts_sample
+            what = f"sample at {_local_text(stamp)}" if starts_sample else "event"
+            self._problem(
+                f"{what} cut by the end of the file (fragment {fragment} of {count}); skipped",
+                where,
+                lost=int(starts_sample),
+            )
+        else:
+            self._problem(
+                f"event size {size} does not fit the buffer (used end {used}); "
+                f"the rest of the buffer ({used - position} bytes) is skipped",
+                where,
+            )
+        return None
+
+    def _assemble(
+        self, kind: int, stamp: int, data: memoryview, numbering: tuple[int, int], place: tuple[int, int]
+    ) -> _Record | None:
+        """Fragments out of the ordinary: a record's first, or one out of order (reported)."""
+        fragment, count = numbering
+        number, offset = place
         partial = self._partial
         if fragment <= 1:
             if partial is not None:
                 self._drop(partial, "a new record starts before its last fragment")
                 self._partial = None
             if count <= 1:
-                return piece
+                return _Record(kind, stamp, [data], number, offset)
             self._partial = _Partial(kind, stamp, count, [data], number, offset)
             return None
-        if (
-            partial is None
-            or fragment != len(partial.parts) + 1
-            or partial.kind != kind
-            or count != partial.count
-        ):
-            if partial is not None:
-                self._drop(partial, f"fragment {fragment} of {count} follows fragment {len(partial.parts)}")
-                self._partial = None
-                if partial.kind == kind and partial.count == count:
-                    self._lost_stamps.add(stamp)  # most likely the rest of the record just dropped
-            # Count a lost sample once: not again for its later fragments, nor when the damaged
-            # buffer that held its first fragment already counted it.
-            sample = kind == KIND_SAMPLE and stamp not in self._lost_stamps
-            self._lost_stamps.add(stamp)
-            self.samples_lost += sample
-            self._problem(
-                f"fragment {fragment} of {count} of a record whose earlier fragments are missing; skipped",
-                where,
-                lost=int(sample),
-            )
-            return None
-        partial.parts.append(data)
-        if len(partial.parts) < partial.count:
-            return None
-        self._partial = None
-        return _Record(partial.kind, partial.stamp, b"".join(partial.parts), partial.buffer, partial.offset)
+        if partial is not None:
+            self._drop(partial, f"fragment {fragment} of {count} follows fragment {len(partial.parts)}")
+            self._partial = None
+            if partial.kind == kind and partial.count == count:
+                self._lost_stamps.add(stamp)  # most likely the rest of the record just dropped
+        # Count a lost sample once: not again for its later fragments, nor when the damaged
+        # buffer that held its first fragment already counted it.
+        sample = kind == KIND_SAMPLE and stamp not in self._lost_stamps
+        self._lost_stamps.add(stamp)
+        self.samples_lost += sample
+        self._problem(
+            f"fragment {fragment} of {count} of a record whose earlier fragments are missing; skipped",
+            f"buffer {number}, byte {offset}",
+            lost=int(sample),
+        )
+        return None
 
     def _drop(self, partial: _Partial, why: str) -> None:
         sample = partial.kind == KIND_SAMPLE
@@ -504,8 +536,19 @@ class _Layout:
     second: np.ndarray[Any, np.dtype[np.int64]]  # slot of D, -1 none
     base: np.ndarray[Any, np.dtype[np.int64]]  # slot of B (multi count), -1 none
     frequency: np.ndarray[Any, np.dtype[np.int64]]  # slot of F, -1 none, -2 = 10,000,000
-    groups: dict[Formula, np.ndarray[Any, np.dtype[np.int64]]]  # layout columns cooked by each formula
+    groups: list[_Group]  # layout columns cooked together
     uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
+    plan: list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]  # how _gather reads the slots
+
+
+@dataclass
+class _Group:
+    """Layout columns with one formula and the same clocks: a clock is one slot for all of them."""
+
+    formula: Formula
+    members: np.ndarray[Any, np.dtype[np.int64]]  # layout columns
+    clock: int  # slot of a shared D (a time), or -1 when each column has its own (a base)
+    frequency: int  # slot of F, -1 none, -2 = 10,000,000
 
 
 @dataclass
@@ -798,6 +841,7 @@ class _Builder:
     base: list[int] = field(default_factory=list)
     frequency: list[int] = field(default_factory=list)
     formulas: list[Formula | None] = field(default_factory=list)
+    shared_clock: list[bool] = field(default_factory=list)
 
     def slot(self, position: int, width: int) -> int:
         key = (position, width)
@@ -840,15 +884,17 @@ class _Builder:
             elif kind.second is Second.TIME_100NS:
                 frequency = -2
         self.second.append(second)
+        self.shared_clock.append(kind is not None and kind.second not in (Second.BASE, Second.NONE))
         self.base.append(multi)
         self.frequency.append(frequency)
         self.formulas.append(kind.formula if kind is not None else None)
 
     def layout(self, record: bytes) -> _Layout:
-        groups: dict[Formula, list[int]] = {}
+        groups: dict[tuple[Formula, int, int], list[int]] = {}
         for i, formula in enumerate(self.formulas):
             if formula is not None:
-                groups.setdefault(formula, []).append(i)
+                clock = self.second[i] if self.shared_clock[i] else -1
+                groups.setdefault((formula, clock, self.frequency[i]), []).append(i)
         words, masks, template = _structure(record, self.variable)
         return _Layout(
             length=len(record),
@@ -861,8 +907,11 @@ class _Builder:
             second=np.array(self.second, dtype=np.int64),
             base=np.array(self.base, dtype=np.int64),
             frequency=np.array(self.frequency, dtype=np.int64),
-            groups={k: np.array(v, dtype=np.int64) for k, v in groups.items()},
+            groups=[
+                _Group(f, np.array(v, dtype=np.int64), clock, freq) for (f, clock, freq), v in groups.items()
+            ],
             uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
+            plan=_gather_plan(self.slots),
         )
 
 
@@ -897,9 +946,8 @@ def _stride(length: int) -> int:
 class _Decoder:
     """Cooks runs of sample records that share a layout; keeps the previous raw values between runs."""
 
-    def __init__(self, layouts: _Layouts, *, keep_raw: bool, values: bool = True) -> None:
+    def __init__(self, layouts: _Layouts, *, values: bool = True) -> None:
         self.layouts = layouts
-        self.keep_raw = keep_raw
         self.values = values
         self.layout: _Layout | None = None
         self.prev_first = np.zeros(0, dtype=np.int64)
@@ -922,14 +970,22 @@ class _Decoder:
         Records of one length are stacked once; each run of rows whose structure matches the
         current layout is cooked in one go. A row that does not match is parsed as a new layout.
         """
+        whole = []
+        for record in records:
+            declared = _declared_length(record.head(8))
+            if declared and declared > record.size:
+                self.damaged(record, f"it declares {declared} bytes but holds {record.size}")
+            else:
+                whole.append(record)
+        records = whole
         start = 0
         while start < len(records):
-            length = _declared_length(records[start].data)
+            length = _declared_length(records[start].head(8))
             stop = start + 1
-            while stop < len(records) and _declared_length(records[stop].data) == length:
+            while stop < len(records) and _declared_length(records[stop].head(8)) == length:
                 stop += 1
             group = records[start:stop]
-            matrix = _matrix([r.data for r in group], length) if length else None
+            matrix = _matrix(group, length) if length else None
             row = 0
             while row < len(group):
                 layout = self.layout
@@ -955,54 +1011,65 @@ class _Decoder:
     def _cook(
         self, layout: _Layout, records: list[_Record], matrix: np.ndarray[Any, np.dtype[np.uint8]]
     ) -> BlgBatch:
-        if not self.values:
-            self.samples += len(records)
-            stamps = np.array([r.stamp for r in records], dtype=np.int64)
-            return BlgBatch(stamps, np.zeros((len(records), 0)))
-        raw = _gather(matrix, layout.slots)
         n = len(records)
+        stamps = np.array([r.stamp for r in records], dtype=np.int64)
+        if not self.values:
+            self.samples += n
+            return BlgBatch(stamps, np.zeros((n, 0)))
         width = len(self.layouts.columns.list)
         self._grow(width)
         cols = layout.columns
-        first = raw[:, layout.first]
-        second = _pick(raw, layout.second)
-        base = _pick(raw, layout.base)
-        frequency = _pick(raw, layout.frequency)
-        frequency[:, layout.frequency == -2] = _TICKS_100NS
-        prev_first = np.vstack([self.prev_first[cols][None, :], first[:-1]])
-        prev_second = np.vstack([self.prev_second[cols][None, :], second[:-1]])
-        cooked = np.full((n, len(cols)), np.nan)
-        first_row_ok = self.prev_ok[cols]
-        for formula, members in layout.groups.items():
-            values = cook(
-                formula,
-                first[:, members],
-                n0=prev_first[:, members],
-                d1=second[:, members],
-                d0=prev_second[:, members],
-                f=frequency[:, members],
-                b1=base[:, members],
-            )
-            if formula not in _ONE_SAMPLE:
-                values[0, ~first_row_ok[members]] = np.nan
-            cooked[:, members] = values
+        # Raw values of every slot, with the previous sample's row on top: movements are one diff.
+        rows = np.empty((n + 1, len(layout.slots)), dtype=np.int64)
+        _gather(matrix, layout, out=rows[1:])
+        rows[0] = 0
+        has_second = layout.second >= 0
+        rows[0, layout.first] = self.prev_first[cols]
+        rows[0, layout.second[has_second]] = self.prev_second[cols[has_second]]
+        movement = np.diff(rows, axis=0)
+        current = rows[1:]
+        first_ok = self.prev_ok[cols]
         values_out = np.full((n, width), np.nan)
-        values_out[:, cols] = cooked
+        for group in layout.groups:
+            members = group.members
+            firsts = layout.first[members]
+            if group.frequency == -2:
+                frequency: Any = float(_TICKS_100NS)
+            elif group.frequency >= 0:
+                frequency = current[:, group.frequency : group.frequency + 1]
+            else:
+                frequency = None
+            d1: np.ndarray[Any, np.dtype[np.int64]] | None = None
+            dd: np.ndarray[Any, np.dtype[np.int64]] | None = None
+            if group.clock >= 0:
+                d1 = current[:, group.clock : group.clock + 1]
+                dd = movement[:, group.clock : group.clock + 1]
+            elif (layout.second[members] >= 0).all():
+                d1 = current[:, layout.second[members]]
+                dd = movement[:, layout.second[members]]
+            two = KNOWN_TWO_SAMPLE[group.formula]
+            values = cook_deltas(
+                group.formula,
+                n1=None if two else current[:, firsts],
+                dn=movement[:, firsts] if two else None,
+                d1=d1,
+                dd=dd,
+                f=frequency,
+                b1=current[:, layout.base[members]]
+                if (layout.base[members] >= 0).all() and group.formula is Formula.MULTI_TIMER
+                else None,
+            )
+            if two:
+                values[0, ~first_ok[members]] = np.nan
+            values_out[:, cols[members]] = values
         self.prev_ok[:] = False
         self.prev_ok[cols] = True
-        self.prev_first[cols] = first[-1]
-        self.prev_second[cols] = second[-1]
+        self.prev_first[cols] = current[-1, layout.first]
+        self.prev_second[cols[has_second]] = current[-1, layout.second[has_second]]
         self.samples += n
-        batch = BlgBatch(np.array([r.stamp for r in records], dtype=np.int64), values_out)
+        batch = BlgBatch(stamps, values_out)
         batch.uncooked_columns = cols[layout.uncooked]
-        batch.uncooked_values = first[:, layout.uncooked]
-        if self.keep_raw:
-            batch.raw_present = np.zeros((n, width), dtype=bool)
-            batch.raw_present[:, cols] = True
-            batch.raw_first = _spread(first, cols, width)
-            batch.raw_second = _spread(second, cols, width)
-            batch.raw_base = _spread(base, cols, width)
-            batch.raw_frequency = _spread(frequency, cols, width)
+        batch.uncooked_values = current[:, layout.first[layout.uncooked]]
         return batch
 
     def damaged(self, record: _Record, why: str) -> None:
@@ -1017,14 +1084,11 @@ class _Decoder:
         )
 
 
-_ONE_SAMPLE = (Formula.RAW, Formula.FRACTION, Formula.ELAPSED)
-
-
-def _declared_length(record: bytes) -> int:
-    if len(record) < 8 or record[:4] != _CONTAINER_TAG:
+def _declared_length(head: bytes) -> int:
+    """The container's own length, when the record starts like a sample; 0 otherwise."""
+    if len(head) < 8 or head[:4] != _CONTAINER_TAG:
         return 0
-    length = _U32.unpack_from(record, 4)[0]
-    return int(length) if 8 <= length <= len(record) else 0
+    return int(_U32.unpack_from(head, 4)[0])
 
 
 def _same(
@@ -1040,53 +1104,46 @@ def _where(record: _Record) -> str:
     return f"buffer {record.buffer}, byte {record.offset}"
 
 
-def _matrix(records: list[bytes], length: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
+def _matrix(records: list[_Record], length: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Records of one declared length stacked as rows (padded to 8 bytes) with one copy."""
     stride = _stride(length)
-    pad = b"\x00" * (stride - length)
-    joined = b"".join(piece for r in records for piece in (r[:length], pad))
-    return np.frombuffer(joined, dtype=np.uint8).reshape(len(records), stride)
+    pieces: list[memoryview | bytes] = []
+    for record in records:
+        remaining = length
+        for part in record.parts:
+            if len(part) >= remaining:
+                pieces.append(part[:remaining])
+                remaining = 0
+                break
+            pieces.append(part)
+            remaining -= len(part)
+        pieces.append(b"\x00" * (stride - length + remaining))  # a short record is padded, then rejected
+    return np.frombuffer(b"".join(pieces), dtype=np.uint8).reshape(len(records), stride)
 
 
-def _gather(
-    matrix: np.ndarray[Any, np.dtype[np.uint8]], slots: list[_Slot]
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Every slot of every row as int64 (DWORDs unsigned): one take per value width and alignment."""
-    n, stride = matrix.shape
-    out = np.zeros((n, len(slots)), dtype=np.int64)
-    if not slots:
-        return out
+def _gather_plan(slots: list[_Slot]) -> list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
+    """For each value width and byte alignment: (dtype, alignment, slots, word index in a row)."""
     positions = np.fromiter((s.position for s in slots), dtype=np.int64, count=len(slots))
     widths = np.fromiter((s.width for s in slots), dtype=np.int64, count=len(slots))
+    plan = []
     for width, dtype in ((8, "<i8"), (4, "<u4")):
         chosen = np.flatnonzero(widths == width)
-        if not len(chosen):
-            continue
         residues = positions[chosen] % width
         for residue in np.unique(residues):
             members = chosen[residues == residue]
-            r = int(residue)
-            words = (stride - r) // width
-            view = matrix[:, r : r + words * width].view(dtype)
-            out[:, members] = view[:, (positions[members] - r) // width]
-    return out
+            plan.append((dtype, int(residue), members, (positions[members] - residue) // width))
+    return plan
 
 
-def _pick(
-    raw: np.ndarray[Any, np.dtype[np.int64]], index: np.ndarray[Any, np.dtype[np.int64]]
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    if raw.shape[1] == 0:
-        return np.zeros((raw.shape[0], len(index)), np.int64)
-    picked = raw[:, np.maximum(index, 0)]
-    picked[:, index < 0] = 0
-    return picked
-
-
-def _spread(
-    values: np.ndarray[Any, np.dtype[np.int64]], cols: np.ndarray[Any, np.dtype[np.int64]], width: int
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    out = np.zeros((values.shape[0], width), dtype=np.int64)
-    out[:, cols] = values
-    return out
+def _gather(
+    matrix: np.ndarray[Any, np.dtype[np.uint8]], layout: _Layout, *, out: np.ndarray[Any, np.dtype[np.int64]]
+) -> None:
+    """Every slot of every row as int64 (DWORDs unsigned): one take per value width and alignment."""
+    stride = matrix.shape[1]
+    for dtype, residue, members, words in layout.plan:
+        width = np.dtype(dtype).itemsize
+        view = matrix[:, residue : residue + (stride - residue) // width * width].view(dtype)
+        out[:, members] = view[:, words]
 
 
 # --- the file ------------------------------------------------------------------------------------
@@ -1132,7 +1189,6 @@ class BlgFile:
         self,
         *,
         counters: Sequence[str] | None = None,
-        keep_raw: bool = False,
         values: bool = True,
         batch_bytes: int = _BATCH_BYTES,
     ) -> Iterator[BlgBatch]:
@@ -1145,7 +1201,7 @@ class BlgFile:
         self.columns = registry.list
         self.names = {}
         layouts = _Layouts(self.source, registry, self.names)
-        decoder = _Decoder(layouts, keep_raw=keep_raw, values=values)
+        decoder = _Decoder(layouts, values=values)
         container = self._container
         container.problems = []
         container.samples_lost = 0
@@ -1165,7 +1221,7 @@ class BlgFile:
                     offsets_seen = True
                     self.utc_offset_minutes = self._utc_offset(record)
                 pending.append(record)
-                pending_bytes += len(record.data)
+                pending_bytes += record.size
                 if pending_bytes >= batch_bytes:
                     yield from decoder.decode(pending)
                     pending, pending_bytes = [], 0
