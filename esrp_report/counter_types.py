@@ -196,14 +196,17 @@ def cook_deltas(
                 out = 100.0 * dnf / dd
             else:
                 out = dnf / dd
-            out[dd == 0] = 0.0
-            out[(dn < 0) | (dd < 0)] = np.nan
+            # Checked with a reduction first: the masks are rarely needed and cost a pass each.
+            if np.min(dd, initial=1) <= 0:
+                out[np.broadcast_to(dd == 0, out.shape)] = 0.0
+                out[np.broadcast_to(dd < 0, out.shape)] = np.nan
+            if np.min(dn, initial=0) < 0:
+                out[dn < 0] = np.nan
             return out
-        bad = dn < 0
-        if np.ndim(dd) and np.shape(dd) != np.shape(dn):
-            out[np.broadcast_to(dd <= 0, out.shape) | bad] = np.nan
-        else:
-            out[(dd <= 0) | bad] = np.nan
+        if np.min(dd, initial=1) <= 0:
+            out[np.broadcast_to(dd <= 0, out.shape)] = np.nan
+        if np.min(dn, initial=0) < 0:
+            out[dn < 0] = np.nan
         return out
 
 

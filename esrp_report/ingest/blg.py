@@ -160,7 +160,7 @@ class _Record:
 
     @property
     def size(self) -> int:
-        return sum(len(p) for p in self.parts)
+        return sum(map(len, self.parts))
 
     @property
     def data(self) -> bytes:
@@ -948,6 +948,7 @@ class _Decoder:
 
     def __init__(self, layouts: _Layouts, *, values: bool = True) -> None:
         self.layouts = layouts
+        self.stacker = _Stacker()
         self.values = values
         self.layout: _Layout | None = None
         self.prev_first = np.zeros(0, dtype=np.int64)
@@ -985,7 +986,7 @@ class _Decoder:
             while stop < len(records) and _declared_length(records[stop].head(8)) == length:
                 stop += 1
             group = records[start:stop]
-            matrix = _matrix(group, length) if length else None
+            matrix = self.stacker.stack(group, length) if length else None
             row = 0
             while row < len(group):
                 layout = self.layout
@@ -1029,7 +1030,8 @@ class _Decoder:
         movement = np.diff(rows, axis=0)
         current = rows[1:]
         first_ok = self.prev_ok[cols]
-        values_out = np.full((n, width), np.nan)
+        complete = len(cols) == width and not len(layout.uncooked)
+        values_out = np.empty((n, width)) if complete else np.full((n, width), np.nan)
         for group in layout.groups:
             members = group.members
             firsts = layout.first[members]
@@ -1104,21 +1106,32 @@ def _where(record: _Record) -> str:
     return f"buffer {record.buffer}, byte {record.offset}"
 
 
-def _matrix(records: list[_Record], length: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
-    """Records of one declared length stacked as rows (padded to 8 bytes) with one copy."""
-    stride = _stride(length)
-    pieces: list[memoryview | bytes] = []
-    for record in records:
-        remaining = length
-        for part in record.parts:
-            if len(part) >= remaining:
-                pieces.append(part[:remaining])
-                remaining = 0
-                break
-            pieces.append(part)
-            remaining -= len(part)
-        pieces.append(b"\x00" * (stride - length + remaining))  # a short record is padded, then rejected
-    return np.frombuffer(b"".join(pieces), dtype=np.uint8).reshape(len(records), stride)
+class _Stacker:
+    """Stacks records of one declared length as rows (padded to 8 bytes) in a buffer that is reused,
+    so each batch costs one copy of its bytes and no fresh pages."""
+
+    def __init__(self) -> None:
+        self.buffer = np.zeros(0, dtype=np.uint8)
+
+    def stack(self, records: list[_Record], length: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
+        stride = _stride(length)
+        size = stride * len(records)
+        if len(self.buffer) < size:
+            self.buffer = np.empty(size, dtype=np.uint8)
+        out = self.buffer[:size]
+        row = 0
+        for record in records:
+            position = row
+            end = row + length
+            for part in record.parts:
+                take = min(len(part), end - position)
+                out[position : position + take] = np.frombuffer(part, dtype=np.uint8, count=take)
+                position += take
+                if position == end:
+                    break
+            out[position : row + stride] = 0  # a short record is padded here, then rejected
+            row += stride
+        return out.reshape(len(records), stride)
 
 
 def _gather_plan(slots: list[_Slot]) -> list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
@@ -1143,7 +1156,7 @@ def _gather(
     for dtype, residue, members, words in layout.plan:
         width = np.dtype(dtype).itemsize
         view = matrix[:, residue : residue + (stride - residue) // width * width].view(dtype)
-        out[:, members] = view[:, words]
+        out[:, members] = np.take(view, words, axis=1, mode="clip")
 
 
 # --- the file ------------------------------------------------------------------------------------
