@@ -173,10 +173,13 @@ def jetstress_blg_objects(instances: int = 20, counters: int = 450) -> list[obje
     return [
         bw.PerfObject("MSExchange Database ==> Instances", instance_counters, (*databases, "_Total")),
         bw.PerfObject("LogicalDisk", disk, (*volumes, "C:", "_Total")),
-        bw.PerfObject("PhysicalDisk", disk, tuple(f"{k} Disk{k}" for k in range(len(volumes))) + ("_Total",)),
+        bw.PerfObject("PhysicalDisk", disk, (*tuple(f"{k} Disk{k}" for k in range(len(volumes))), "_Total")),
         bw.PerfObject(
             "Processor",
-            (bw.Counter("% Processor Time", bw.PERF_100NSEC_TIMER_INV), bw.Counter("% User Time", bw.PERF_100NSEC_TIMER)),
+            (
+                bw.Counter("% Processor Time", bw.PERF_100NSEC_TIMER_INV),
+                bw.Counter("% User Time", bw.PERF_100NSEC_TIMER),
+            ),
             ("0", "1", "_Total"),
         ),
         bw.PerfObject(
@@ -194,7 +197,13 @@ def jetstress_blg_objects(instances: int = 20, counters: int = 450) -> list[obje
 
 
 def generate_jetstress_blg(
-    path: Path, *, samples: int = 5_760, interval: int = 15, instances: int = 20, counters: int = 450, seed: int = 0
+    path: Path,
+    *,
+    samples: int = 5_760,
+    interval: int = 15,
+    instances: int = 20,
+    counters: int = 450,
+    seed: int = 0,
 ) -> Path:
     """A Jetstress-shaped binary log: every raw value a growing random walk (deterministic)."""
     from esrp_report.synth import blg_writer as bw
@@ -209,12 +218,21 @@ def generate_jetstress_blg(
     utc0 = int((start - datetime(1601, 1, 1)).total_seconds()) * 10_000_000 + 4 * 3600 * 10_000_000
     step_first = {name: rng.integers(0, 5_000, size=shape) for name, shape in shapes.items()}
     step_base = {name: rng.integers(1, 50, size=shape) for name, shape in shapes.items()}
-    with path.open("wb") as stream, bw.BlgWriter(
-        stream, machine="MBX01", objects=objects, utc_offset_minutes=-240, pointer_size=8  # type: ignore[arg-type]
-    ) as writer:
+    with (
+        path.open("wb") as stream,
+        bw.BlgWriter(
+            stream,
+            machine="MBX01",
+            objects=objects,
+            utc_offset_minutes=-240,
+            pointer_size=8,  # type: ignore[arg-type]
+        ) as writer,
+    ):
         for k in range(samples):
             for name in shapes:
                 first[name] = (first[name] + step_first[name]) % (1 << 31)
                 base[name] = base[name] + step_base[name]
-            writer.add_sample(start + timedelta(seconds=interval * k), 10**10 + k * ticks, utc0 + k * ticks, first, base)
+            writer.add_sample(
+                start + timedelta(seconds=interval * k), 10**10 + k * ticks, utc0 + k * ticks, first, base
+            )
     return path
