@@ -357,3 +357,40 @@ def test_regression_sample_time_stamp_beyond_int64(tmp_path: Path) -> None:
     read, lost, problems = _read_accounting(tmp_path, bytes(data))
     assert (read, lost) == (7, 1)
     assert any("outside the calendar" in p for p in problems)
+
+
+@pytest.mark.slow
+def test_vmax_sample_with_blg_performance_logs_builds_the_same_document(
+    tmp_path: Path, vmax_build: Path
+) -> None:
+    """The VMAX sample's performance logs rewritten as .blg (same values) give the same document."""
+    import re
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from esrp_report.cli import app
+    from esrp_report.ingest.counter_csv import read_counter_csv
+    from esrp_report.synth.perfmon_blg import counter_log_to_blg
+
+    samples = Path(__file__).parents[1] / "samples"
+    copy = tmp_path / "samples"
+    shutil.copytree(samples, copy)
+    converted = 0
+    for csv in sorted(copy.rglob("Performance_*.csv")):
+        counter_log_to_blg(read_counter_csv(csv), csv.with_suffix(".blg"))
+        csv.unlink()
+        converted += 1
+    assert converted == 10  # one performance log per server
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["build", str(copy / "vmax.toml"), "-o", str(out), "--format", "html"])
+    assert result.exit_code == 0, result.output
+
+    def text(path: Path) -> str:
+        html = next(path.glob("*.html")).read_text(encoding="utf-8")
+        html = re.sub(r"<svg.*?</svg>", "<svg/>", html, flags=re.S)  # charts: drawn from the same values
+        html = re.sub(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", "BUILD TIME", html)
+        return html.replace(".blg", ".csv").replace(str(copy), "SAMPLES").replace(str(samples), "SAMPLES")
+
+    ours, theirs = text(out), text(vmax_build)
+    assert ours == theirs
