@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from esrp_report.errors import InputError
 from esrp_report.ingest import blg, counter_csv
-from esrp_report.model import CounterLog, Problem
+from esrp_report.model import Problem
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
 
@@ -222,10 +222,3 @@ def _unique(names: list[str]) -> list[str]:
         seen[name] = count + 1
         out.append(name if count == 0 else f"{name} [{count + 1}]")
     return out
-
-
-def read_log(path: Path) -> CounterLog:
-    """Any counter log, by content."""
-    if blg.sniff_blg(_head(path)):
-        return blg.read_blg(path)
-    return counter_csv.read_counter_csv(path)

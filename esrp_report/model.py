@@ -261,6 +261,18 @@ class ConfigProfile:
         return self.mailbox_count * self.mailbox_iops
 
 
+# The columns of ``CounterLog.counters``; readers may add their own after these (BLG: ``type``).
+COUNTERS_SCHEMA: dict[str, pl.DataType] = {
+    "column": pl.String(),
+    "path": pl.String(),
+    "machine": pl.String(),
+    "object": pl.String(),
+    "instance": pl.String(),
+    "counter": pl.String(),
+    "duplicate": pl.Boolean(),
+}
+
+
 @dataclass
 class CounterLog:
     """A perfmon counter log, whatever file it came from (CSV, TSV, BLG).

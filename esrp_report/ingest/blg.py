@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -45,7 +45,7 @@ from esrp_report.counter_types import (
 )
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_csv import describe_counter_log
-from esrp_report.model import CounterLog, Problem
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem
 
 BUFFER_HEADER = 0x48
 _PDH_EVENT_HEADER = 48
@@ -197,15 +197,16 @@ class _Container:
         self.samples_lost = 0
         self._lost_stamps: set[int] = set()
         self._partial: _Partial | None = None
-        self.header, self.buffer_size, self.log_guid = self._read_header()
+        self.header = self._read_header()
+        self.buffer_size = self.header.buffer_size
 
     def _problem(self, message: str, location: str, *, lost: int = 0, severity: str = "warning") -> None:
         self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
 
-    def _read_header(self) -> tuple[BlgHeader, int, bytes]:
+    def _read_header(self) -> BlgHeader:
         head = self.stream.read(1 << 16)
         self.stream.seek(0)
-        return parse_log_header(head, self.source, self.file_size)
+        return parse_log_header(head, self.source)
 
     def records(self) -> Iterator[_Record]:
         size = self.buffer_size
@@ -438,7 +439,7 @@ class _Container:
         )
 
 
-def parse_log_header(head: bytes, source: str, file_size: int) -> tuple[BlgHeader, int, bytes]:
+def parse_log_header(head: bytes, source: str) -> BlgHeader:
     """The log-file header of buffer 0; raises when the file is not a Vista+ binary log."""
     for signature in _OLD_SIGNATURES:
         if head.startswith(signature) or head[2:].startswith(signature):
@@ -486,7 +487,7 @@ def parse_log_header(head: bytes, source: str, file_size: int) -> tuple[BlgHeade
     boot, frequency, start, _clock, buffers_lost = struct.unpack_from("<QqQII", head, p + 240 + shift)
     strings = head[p + 272 + shift :].decode("utf-16-le", errors="replace").split("\x00")
     major, minor, sub, subminor = version & 0xFF, (version >> 8) & 0xFF, (version >> 16) & 0xFF, version >> 24
-    header = BlgHeader(
+    return BlgHeader(
         buffer_size=buffer_size,
         pointer_size=pointer,
         os_version=f"{major}.{minor}.{sub}.{subminor}",
@@ -507,8 +508,6 @@ def parse_log_header(head: bytes, source: str, file_size: int) -> tuple[BlgHeade
         logger=strings[0] if strings else "",
         log_file=strings[1] if len(strings) > 1 else "",
     )
-    guid = b""
-    return header, buffer_size, guid
 
 
 # --- sample records: layouts ---------------------------------------------------------------------
@@ -556,7 +555,6 @@ class _Object:
     name: str
     instances: list[tuple[str | None, int, int]]  # (display name, counter block offset, length)
     definitions: list[tuple[int, int, int, int, int]]  # (name index, type, size, offset, scale)
-    block: int  # data block start
     object_time: int  # record offset of the object's PerfTime
     object_frequency: int
 
@@ -742,7 +740,7 @@ class _Layouts:
                     instances.append((display, block_at, block_len))
                     p = block_at + block_len
             yield (
-                _Object(name, instances, definitions, 0, position + 48, position + 56),
+                _Object(name, instances, definitions, position + 48, position + 56),
                 block,
             )
             position = object_end
@@ -1186,7 +1184,6 @@ class BlgFile:
         self.columns: list[BlgColumn] = []
         self.samples_read = 0
         self.samples_lost = 0
-        self.first_stamp: int | None = None
         self.utc_offset_minutes: int | None = None
 
     def close(self) -> None:
@@ -1452,28 +1449,11 @@ def _raw_frame(batch: BlgBatch, blg: BlgFile) -> pl.DataFrame:
 
 
 def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "column": [_column_name(c) for c in columns],
-            "path": [c.path for c in columns],
-            "machine": [c.machine for c in columns],
-            "object": [c.object for c in columns],
-            "instance": [c.instance for c in columns],
-            "counter": [c.counter for c in columns],
-            "duplicate": [False] * len(columns),
-            "type": [c.type_name for c in columns],
-        },
-        schema={
-            "column": pl.String,
-            "path": pl.String,
-            "machine": pl.String,
-            "object": pl.String,
-            "instance": pl.String,
-            "counter": pl.String,
-            "duplicate": pl.Boolean,
-            "type": pl.String,
-        },
-    )
+    rows = [
+        (_column_name(c), c.path, c.machine, c.object, c.instance, c.counter, False, c.type_name)
+        for c in columns
+    ]
+    return pl.DataFrame(rows, schema={**COUNTERS_SCHEMA, "type": pl.String()}, orient="row")
 
 
 def zone_name(header: BlgHeader, offset: int | None) -> str | None:
@@ -1508,12 +1488,3 @@ def _local_text(filetime: int) -> str:
 
 def _utf16z(raw: bytes) -> str:
     return raw.decode("utf-16-le", errors="replace").split("\x00", 1)[0]
-
-
-def iter_records(path: str | Path) -> Iterable[tuple[int, int, int]]:
-    """(kind, buffer, byte offset) of every complete record: a structural view for ``inspect``."""
-    with Path(path).open("rb") as stream:
-        container = _Container(stream, str(path), Path(path).stat().st_size)
-        for record in container.records():
-            if record.kind != -1:
-                yield record.kind, record.buffer, record.offset

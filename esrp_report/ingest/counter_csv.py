@@ -34,7 +34,7 @@ import pyarrow.csv as pacsv
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
-from esrp_report.model import CounterLog, Problem
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem
 
 try:
     from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]
@@ -320,19 +320,7 @@ def _counters_frame(header: _Header, source: Path) -> tuple[pl.DataFrame, list[P
         )
         for columns in repeats.values()
     ]
-    frame = pl.DataFrame(
-        rows,
-        schema={
-            "column": pl.String,
-            "path": pl.String,
-            "machine": pl.String,
-            "object": pl.String,
-            "instance": pl.String,
-            "counter": pl.String,
-            "duplicate": pl.Boolean,
-        },
-        orient="row",
-    )
+    frame = pl.DataFrame(rows, schema=COUNTERS_SCHEMA, orient="row")
     return frame, problems
 
 
