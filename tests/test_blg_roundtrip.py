@@ -312,7 +312,7 @@ def test_corrupted_bytes_never_crash_and_losses_are_accounted(
     read, lost, problems = _read_accounting(tmp_path, bytes(data))
     if problems == ["refused"]:
         return
-    assert read + lost >= min(read + lost, 8)
+    assert read <= 8
     if read < 8:
         # Whatever was dropped is named: by a damaged buffer/event/fragment/sample, or by the catalog.
         assert lost > 0 or any("closing catalog" in p or "not closed" in p for p in problems), problems

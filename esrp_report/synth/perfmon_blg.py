@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -45,9 +46,18 @@ def counter_log_to_blg(log: CounterLog, path: Path, *, pointer_size: int = 8) ->
     stamps = samples.get_column("timestamp").dt.replace_time_zone(None).to_list()
     step = (stamps[1] - stamps[0]) if len(stamps) > 1 else timedelta(seconds=15)
     local = [stamps[0] - step + timedelta(minutes=offset), *(s + timedelta(minutes=offset) for s in stamps)]
-    running = {
-        o.name: np.zeros((len(o.instances or [None]), len(o.counters)), dtype=np.int64) for o in objects
-    }
+    # Raw values of every sample at once: a running sum of value x SCALE, with the seed row of zeros.
+    running: dict[str, np.ndarray[Any, np.dtype[np.int64]]] = {}
+    for obj in objects:
+        shape = (len(local), len(obj.instances or [None]), len(obj.counters))
+        raw = np.zeros(shape, dtype=np.int64)
+        positions = cells[obj.name]
+        if positions:
+            instance_rows = [i for i, _, _ in positions]
+            cols = [j for _, j, _ in positions]
+            values = samples.select([c for _, _, c in positions]).fill_null(0.0).to_numpy()
+            raw[1:, instance_rows, cols] = np.cumsum(np.rint(values * SCALE).astype(np.int64), axis=0)
+        running[obj.name] = raw
     with (
         path.open("wb") as stream,
         bw.BlgWriter(
@@ -55,18 +65,12 @@ def counter_log_to_blg(log: CounterLog, path: Path, *, pointer_size: int = 8) ->
         ) as writer,
     ):
         for k, moment in enumerate(local):
-            if k:
-                row = samples.row(k - 1, named=True)
-                for name, positions in cells.items():
-                    for i, j, column in positions:
-                        value = row[column]
-                        running[name][i, j] += round((value or 0.0) * SCALE)
+            values_k = {name: raw[k] for name, raw in running.items()}
             bases = {
-                name: np.full(values.shape, (k + 1) * SCALE, dtype=np.int64)
-                for name, values in running.items()
+                name: np.full(raw.shape[1:], (k + 1) * SCALE, dtype=np.int64) for name, raw in running.items()
             }
             ticks = int(
                 (moment - timedelta(minutes=offset) - bw._FILETIME_EPOCH).total_seconds() * 10_000_000
             )
-            writer.add_sample(moment, 10**9 + k * 10**8, ticks, running, bases)
+            writer.add_sample(moment, 10**9 + k * 10**8, ticks, values_k, bases)
     return path
