@@ -1,0 +1,238 @@
+"""The catalog on disk: one DuckDB database and counter series as Parquet, partitioned by run.
+
+Layout of a catalog folder::
+
+    catalog.duckdb                     runs, sources, verdicts, ... (see migrations.py)
+    series/run_id=<id>/<content>.parquet   one file per run version: timestamp, counter_id, value
+    staging/                           archives being read (private; emptied on every open)
+
+Crash safety: a run's Parquet file is written under a temporary name and renamed before the
+transaction that records the run; the transaction replaces every row of the run at once. A crash
+leaves at most an unreferenced file, which the next open deletes, never a half run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from esrp_report.catalog.migrations import LATEST, MIGRATIONS
+from esrp_report.catalog.parse import ParsedRun
+from esrp_report.errors import InputError
+
+DATABASE = "catalog.duckdb"
+SERIES = "series"
+STAGING = "staging"
+
+RUN_TABLES = ("sources", "instance_values", "verdicts", "problems", "counters")
+
+
+class CatalogError(InputError):
+    """A catalog folder that cannot be opened or used as asked."""
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+
+
+class Catalog:
+    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection, *, read_only: bool) -> None:
+        self.root = root
+        self.con = con
+        self.read_only = read_only
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, root: Path, *, create: bool = False, read_only: bool = False) -> Catalog:
+        database = root / DATABASE
+        if not database.exists():
+            if not create:
+                raise CatalogError(root, "no catalog here", expected=f"a folder holding {DATABASE}")
+            root.mkdir(parents=True, exist_ok=True)
+        try:
+            con = duckdb.connect(str(database), read_only=read_only)
+        except duckdb.Error as exc:
+            raise CatalogError(database, f"cannot open the catalog: {exc}") from exc
+        catalog = cls(root, con, read_only=read_only)
+        if read_only:
+            if catalog.version() < LATEST:
+                raise CatalogError(
+                    database,
+                    f"catalog schema is version {catalog.version()}; "
+                    f"run 'catalog ingest' to migrate it to {LATEST}",
+                )
+        else:
+            catalog.migrate()
+            catalog.collect_garbage()
+        return catalog
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Catalog:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _one(self, sql: str, params: list[Any] | None = None) -> tuple[Any, ...] | None:
+        rows = self.con.execute(sql, params or []).fetchall()
+        return rows[0] if rows else None
+
+    def version(self) -> int:
+        exists = self._one(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+        )
+        if not exists or not exists[0]:
+            return 0
+        row = self._one("SELECT max(version) FROM schema_migrations")
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def migrate(self, up_to: int = LATEST) -> list[int]:
+        """Apply the missing migrations up to ``up_to``, each in one transaction."""
+        self.con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
+        applied: list[int] = []
+        current = self.version()
+        for migration in MIGRATIONS:
+            if migration.version <= current or migration.version > up_to:
+                continue
+            with self.transaction():
+                self.con.execute(migration.sql)
+                self.con.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, now()::TIMESTAMP)",
+                    [migration.version, migration.name],
+                )
+            applied.append(migration.version)
+        return applied
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def collect_garbage(self) -> int:
+        """Delete what a crash can leave: staged archives, temporary and unreferenced series files."""
+        shutil.rmtree(self.root / STAGING, ignore_errors=True)
+        series_root = self.root / SERIES
+        if not series_root.exists():
+            return 0
+        referenced = {
+            row[0]
+            for row in self.con.execute(
+                "SELECT series_file FROM runs WHERE series_file IS NOT NULL"
+            ).fetchall()
+        }
+        removed = 0
+        for path in sorted(series_root.rglob("*")):
+            if path.is_file() and path.relative_to(self.root).as_posix() not in referenced:
+                path.unlink()
+                removed += 1
+        for folder in sorted(series_root.iterdir()):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        return removed
+
+    # ------------------------------------------------------------------ writing
+
+    def known_archive(self, name: str, sha256: str) -> bool:
+        row = self._one("SELECT sha256 FROM archives WHERE name = ?", [name])
+        return row is not None and row[0] == sha256
+
+    def record_archive(self, name: str, sha256: str, size: int) -> None:
+        with self.transaction():
+            self.con.execute("DELETE FROM archives WHERE name = ?", [name])
+            self.con.execute("INSERT INTO archives VALUES (?, ?, ?)", [name, sha256, size])
+
+    def known_folder(self, location: str, fingerprint: str) -> bool:
+        row = self._one("SELECT fingerprint FROM folders WHERE location = ?", [location])
+        return row is not None and row[0] == fingerprint
+
+    def record_folder(
+        self, location: str, fingerprint: str, runs: int, problems: list[dict[str, Any]]
+    ) -> None:
+        with self.transaction():
+            self.con.execute("DELETE FROM folders WHERE location = ?", [location])
+            self.con.execute("INSERT INTO folders VALUES (?, ?, ?)", [location, fingerprint, runs])
+            self.con.execute("DELETE FROM problems WHERE run_id IS NULL AND location = ?", [location])
+            self._insert_dicts("problems", [{"run_id": None, **p} for p in problems])
+
+    def record_refusal(self, source: str, reason: str) -> None:
+        with self.transaction():
+            self.con.execute("DELETE FROM refusals WHERE source = ?", [source])
+            self.con.execute("INSERT INTO refusals VALUES (?, ?)", [source, reason])
+
+    def clear_refusal(self, source: str) -> None:
+        self.con.execute("DELETE FROM refusals WHERE source = ?", [source])
+
+    def run_version(self, run_id: str) -> tuple[str, str | None] | None:
+        row = self._one("SELECT content_sha256, series_file FROM runs WHERE run_id = ?", [run_id])
+        return None if row is None else (row[0], row[1])
+
+    def put_run(self, parsed: ParsedRun) -> str:
+        """Store one run, replacing its earlier version. Returns 'added', 'replaced' or 'unchanged'."""
+        run_id = parsed.run["run_id"]
+        earlier = self.run_version(run_id)
+        if earlier is not None and earlier[0] == parsed.run["content_sha256"]:
+            return "unchanged"
+        series_file = None
+        if parsed.series is not None:
+            series_file = self._write_series(run_id, parsed.run["content_sha256"], parsed.series)
+        row = dict(parsed.run, series_file=series_file)
+        with self.transaction():
+            self.con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+            for table in RUN_TABLES:
+                self.con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+            self._insert_dicts("runs", [row])
+            self._insert_dicts("sources", parsed.sources)
+            self._insert_frame("instance_values", parsed.instance_values)
+            self._insert_dicts("verdicts", parsed.verdicts)
+            self._insert_dicts("problems", parsed.problems)
+            if parsed.counters is not None:
+                self._insert_frame("counters", parsed.counters.with_columns(run_id=pl.lit(run_id)))
+        if earlier is not None and earlier[1] and earlier[1] != series_file:
+            (self.root / earlier[1]).unlink(missing_ok=True)
+        return "added" if earlier is None else "replaced"
+
+    def _write_series(self, run_id: str, content: str, series: pl.DataFrame) -> str:
+        folder = self.root / SERIES / f"run_id={run_id}"
+        folder.mkdir(parents=True, exist_ok=True)
+        final = folder / f"{content[:16]}.parquet"
+        temporary = folder / f".{content[:16]}.parquet.tmp"
+        series.write_parquet(temporary, compression="zstd", statistics=True)
+        with temporary.open("rb") as handle:
+            os.fsync(handle.fileno())
+        temporary.replace(final)
+        return final.relative_to(self.root).as_posix()
+
+    def _insert_dicts(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        columns = _columns(self.con, table)
+        frame = pl.DataFrame([{c: r.get(c) for c in columns} for r in rows], infer_schema_length=None)
+        self._insert_frame(table, frame)
+
+    def _insert_frame(self, table: str, frame: pl.DataFrame) -> None:
+        if frame.height == 0:
+            return
+        columns = _columns(self.con, table)
+        self.con.register("incoming", frame.select(columns).to_arrow())
+        try:
+            self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming")
+        finally:
+            self.con.unregister("incoming")
