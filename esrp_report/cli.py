@@ -17,6 +17,7 @@ from esrp_report import __version__, api
 from esrp_report import doctor as doctor_checks
 from esrp_report.assess import SolutionAssessment
 from esrp_report.audit import AuditResult
+from esrp_report.cli_catalog import catalog_app
 from esrp_report.errors import EsrpError
 from esrp_report.model import PLACEHOLDER
 from esrp_report.render import payload, sizing_view
@@ -30,6 +31,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Turn Jetstress evidence into checkable ESRP-Storage results.",
 )
+app.add_typer(catalog_app, name="catalog")
 
 # Shared options, defined once.
 InputPaths = Annotated[

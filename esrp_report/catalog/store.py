@@ -87,6 +87,12 @@ class Catalog:
         rows = self.con.execute(sql, params or []).fetchall()
         return rows[0] if rows else None
 
+    def frame(self, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+        """A query's result as a Polars frame, through Arrow (no row-by-row conversion)."""
+        frame = self.con.sql(sql, params=params or None).pl()
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+
     def version(self) -> int:
         exists = self._one(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"

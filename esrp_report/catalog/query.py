@@ -1,0 +1,201 @@
+"""Read a catalog: list runs, show one, run SQL, export, and rebuild a run for comparisons."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from esrp_report.catalog.store import SERIES, Catalog, CatalogError
+from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
+
+LIST_COLUMNS = (
+    "run_id",
+    "design",
+    "server",
+    "kind",
+    "test_start",
+    "verdict",
+    "overall_result",
+    "target_iops",
+    "achieved_iops",
+    "db_read_latency_ms",
+    "db_write_latency_ms",
+    "log_write_latency_ms",
+    "location",
+)
+EXPORT_TABLES = (
+    "runs",
+    "sources",
+    "instance_values",
+    "verdicts",
+    "problems",
+    "counters",
+    "folders",
+    "archives",
+    "refusals",
+    "schema_migrations",
+)
+
+
+def list_runs(
+    catalog: Catalog,
+    *,
+    failed: bool = False,
+    server: str | None = None,
+    since: date | datetime | None = None,
+    kind: str | None = None,
+) -> pl.DataFrame:
+    """One row per run, oldest first; ``server`` matches the machine name without case."""
+    where: list[str] = []
+    params: list[object] = []
+    if failed:
+        where.append("verdict = 'fail'")
+    if server:
+        where.append("lower(server) = lower(?)")
+        params.append(server)
+    if since is not None:
+        where.append("test_start >= ?")
+        params.append(since if isinstance(since, datetime) else datetime(since.year, since.month, since.day))
+    if kind:
+        where.append("lower(kind) = lower(?)")
+        params.append(kind)
+    sql = f"SELECT {', '.join(LIST_COLUMNS)} FROM runs"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY test_start NULLS LAST, design, server, kind, run_id"
+    return catalog.frame(sql, params)
+
+
+def resolve_run(catalog: Catalog, ref: str) -> str:
+    """A run id from an id, a unique id prefix, or a run key."""
+    rows = catalog.con.execute(
+        "SELECT run_id FROM runs WHERE run_id = ? OR run_key = ? OR run_id LIKE ? ORDER BY run_id",
+        [ref, ref, ref.replace("%", "").replace("_", "") + "%"],
+    ).fetchall()
+    exact = [r[0] for r in rows if r[0] == ref]
+    if exact:
+        return str(exact[0])
+    if len(rows) == 1:
+        return str(rows[0][0])
+    if not rows:
+        raise CatalogError(
+            catalog.root, f"no run {ref!r} in the catalog", expected="a run id from 'catalog list'"
+        )
+    raise CatalogError(
+        catalog.root, f"{ref!r} names {len(rows)} runs", expected="a longer id prefix", found=rows[0][0]
+    )
+
+
+@dataclass
+class RunDetail:
+    run: dict[str, object]
+    verdicts: pl.DataFrame
+    instances: pl.DataFrame  # one row per (origin, table, instance), one column per metric
+    problems: pl.DataFrame
+    sources: pl.DataFrame
+
+
+def show_run(catalog: Catalog, ref: str) -> RunDetail:
+    run_id = resolve_run(catalog, ref)
+    run = catalog.frame("SELECT * FROM runs WHERE run_id = ?", [run_id]).row(0, named=True)
+    values = catalog.frame(
+        "SELECT origin, table_kind, instance, metric, value FROM instance_values WHERE run_id = ?", [run_id]
+    )
+    instances = (
+        values.pivot(on="metric", index=["origin", "table_kind", "instance"], values="value").sort(
+            ["origin", "table_kind", "instance"]
+        )
+        if values.height
+        else values
+    )
+    verdicts = catalog.frame(
+        "SELECT rule_id, instance, status, value, operator, threshold, unit, evidence, reason FROM verdicts "
+        "WHERE run_id = ? ORDER BY rule_id, instance NULLS FIRST",
+        [run_id],
+    )
+    problems = catalog.frame(
+        "SELECT severity, source, message, lost FROM problems WHERE run_id = ? "
+        "ORDER BY severity, source, message",
+        [run_id],
+    )
+    sources = catalog.frame(
+        "SELECT name, role, size, sha256 FROM sources WHERE run_id = ? ORDER BY role, name", [run_id]
+    )
+    return RunDetail(run, verdicts, instances, problems, sources)
+
+
+def run_sql(catalog_dir: Path, sql: str) -> pl.DataFrame:
+    """Any read-only SQL over the catalog's tables; the ``series`` view reads every run's counters."""
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        series = catalog.root / SERIES
+        if series.exists() and any(series.iterdir()):
+            pattern = (series / "*" / "*.parquet").as_posix().replace("'", "''")
+            catalog.con.execute(
+                "CREATE TEMP VIEW series AS SELECT * FROM "
+                f"read_parquet('{pattern}', hive_partitioning = true)"
+            )
+        try:
+            return catalog.frame(sql)
+        except duckdb.Error as exc:
+            raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+
+
+def export(catalog: Catalog, out_dir: Path) -> list[Path]:
+    """Every table as a Parquet file, and the counter series as they are stored."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for table in EXPORT_TABLES:
+        target = out_dir / f"{table}.parquet"
+        catalog.frame(f"SELECT * FROM {table}").write_parquet(target)
+        written.append(target)
+    series = catalog.root / SERIES
+    if series.exists():
+        shutil.copytree(series, out_dir / SERIES, dirs_exist_ok=True)
+        written.append(out_dir / SERIES)
+    return written
+
+
+def load_run(catalog: Catalog, ref: str) -> Run:
+    """The run as the model knows it, from what the catalog stored (report tables first)."""
+    run_id = resolve_run(catalog, ref)
+    row = catalog.frame("SELECT * FROM runs WHERE run_id = ?", [run_id]).row(0, named=True)
+    values = catalog.con.execute(
+        "SELECT origin, table_kind, instance, metric, value FROM instance_values WHERE run_id = ? "
+        "ORDER BY origin DESC, table_kind, instance, metric",
+        [run_id],
+    ).fetchall()
+    origin = "report" if any(v[0] == "report" for v in values) else "counter log"
+    tables: dict[TableKind, InstanceTable] = {}
+    rows: dict[tuple[str, str], InstanceRow] = {}
+    for source, table_kind, instance, metric, value in values:
+        if source != origin:
+            continue
+        kind = TableKind(table_kind)
+        table = tables.setdefault(kind, InstanceTable(kind, source=origin))
+        key = (table_kind, instance)
+        if key not in rows:
+            rows[key] = InstanceRow(instance)
+            table.rows.append(rows[key])
+        rows[key].values[metric] = value
+    config = ConfigProfile(
+        source=f"catalog:{run_id}", mailbox_count=row["mailboxes"], mailbox_iops=row["iops_per_mailbox"]
+    )
+    return Run(
+        kind=TestKind(row["kind"]),
+        machine=row["server"],
+        sources=[f"catalog:{run_id}"],
+        overall_result=row["overall_result"],
+        jetstress_version=row["jetstress_version"],
+        ese_version=row["ese_version"],
+        operating_system=row["operating_system"],
+        test_start=row["test_start"],
+        test_end=row["test_end"],
+        sizing=Sizing(achieved_iops=row["achieved_iops"], target_iops=row["target_iops"]),
+        tables=tables,
+        config=config,
+    )
