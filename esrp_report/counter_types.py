@@ -211,3 +211,89 @@ def cook_deltas(
 
 
 KNOWN_TWO_SAMPLE = {f: f not in (Formula.RAW, Formula.FRACTION, Formula.ELAPSED) for f in Formula}
+
+
+# --- exact averages over a window ----------------------------------------------------------------
+
+# Why a window has no exact average (0 = it has one). Codes, not strings: the function is vectorised.
+WINDOW_OK = 0
+WINDOW_WHY: dict[int, str] = {
+    1: "instantaneous type: a first/last average does not exist; the mean of the samples is given",
+    2: "type not cooked by this reader",
+    3: "no sample of this counter inside the window",
+    4: "the instance is absent at the window's first sample",
+    5: "the instance is absent at the window's last sample",
+    6: "the instance vanished and returned inside the window: a first/last average would span a "
+    "counter reset",
+    7: "only one sample inside the window",
+    8: "a raw value went backwards inside the window (counter reset or wrap)",
+    9: "no time elapsed between the window's first and last sample",
+    10: "the multi count changed inside the window",
+    11: "the multi count is zero",
+}
+WHY_INSTANTANEOUS, WHY_NOT_COOKED, WHY_NEVER, WHY_ABSENT_FIRST, WHY_ABSENT_LAST = 1, 2, 3, 4, 5
+WHY_RESET, WHY_ONE_SAMPLE, WHY_BACKWARDS, WHY_NO_TIME, WHY_MULTI, WHY_MULTI_ZERO = 6, 7, 8, 9, 10, 11
+
+
+@dataclass(frozen=True)
+class RawEnds:
+    """Raw values of many counters at one end of a window (int64 arrays of one length).
+
+    ``d``/``b``/``f`` are 0 where the counter type has no such value.
+    """
+
+    n: Array
+    d: Array
+    b: Array
+    f: Array
+
+
+def window_average(
+    formula: Formula | None,
+    first: RawEnds,
+    last: RawEnds,
+    *,
+    intervals: Array,
+    why: Array,
+) -> tuple[Array, Array]:
+    """The exact average over [first, last]: the type's formula applied to the two ends' raw values.
+
+    Over a window, the difference types measure the same thing as over one interval (events per
+    second, fraction of time busy, time-weighted queue, operation-weighted average time): their
+    displayed value for the window is the formula on the window's ends, which the mean of the
+    per-interval values only equals when the intervals (and, for averages, the operation counts)
+    are equal. A delta has no time in its formula: its window figure is the total movement per
+    sample interval (``intervals`` = sample intervals between the ends).
+
+    ``why`` holds what the caller already knows (absent ends, a reset inside the window, a raw
+    that went backwards between two samples; 0 otherwise). Returns (values, why codes): NaN with a
+    code from ``WINDOW_WHY`` where there is no value; never a zero in place of one.
+    """
+    size = len(first.n)
+    why = np.asarray(why, dtype=np.int64).copy()
+    if formula is None:
+        return np.full(size, np.nan), np.full(size, WHY_NOT_COOKED, dtype=np.int64)
+    if not KNOWN_TWO_SAMPLE[formula]:
+        return np.full(size, np.nan), np.full(size, WHY_INSTANTANEOUS, dtype=np.int64)
+    dn = last.n - first.n
+    dd = last.d - first.d
+    values = cook_deltas(formula, n1=last.n, dn=dn, d1=last.d, dd=dd, f=last.f, b1=last.b)
+    pending = why == WINDOW_OK
+    why[pending & (intervals <= 0)] = WHY_ONE_SAMPLE
+    pending = why == WINDOW_OK
+    why[pending & (dn < 0)] = WHY_BACKWARDS
+    if formula is not Formula.DELTA:
+        pending = why == WINDOW_OK
+        # A time that did not move has no rate; a base that did not move is 0 for the averages
+        # (no operations in the window), as for one interval.
+        averages = formula in (Formula.AVERAGE, Formula.AVERAGE_TIMER, Formula.SAMPLE_FRACTION)
+        why[pending & ((dd < 0) if averages else (dd <= 0))] = WHY_BACKWARDS if averages else WHY_NO_TIME
+    if formula is Formula.DELTA:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = dn.astype(np.float64) / intervals
+    if formula is Formula.MULTI_TIMER:
+        pending = why == WINDOW_OK
+        why[pending & (first.b != last.b)] = WHY_MULTI
+        why[(why == WINDOW_OK) & (last.b <= 0)] = WHY_MULTI_ZERO
+    values = np.where(why == WINDOW_OK, values, np.nan)
+    return values, why
