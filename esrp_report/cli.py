@@ -242,13 +242,32 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
 
 
 @app.command()
-def inspect(
+def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
     file: Annotated[
         Path, typer.Argument(help="Any supported file, Jetstress or not (e.g. any perfmon CSV).")
     ],
     as_json: JsonOption = False,
+    averages: Annotated[
+        bool,
+        typer.Option(
+            "--averages",
+            help="A .blg: per counter, the exact window average from raw first/last values "
+            "beside the mean of the cooked samples.",
+        ),
+    ] = False,
+    counters: Annotated[
+        list[str] | None,
+        typer.Option("--counters", help=r"With --averages: counter path patterns (e.g. '\Processor(*)\*')."),
+    ] = None,
+    begin: Annotated[
+        datetime | None, typer.Option("--begin", help="With --averages: window start (the log's local time).")
+    ] = None,
+    end: Annotated[datetime | None, typer.Option("--end", help="With --averages: window end.")] = None,
 ) -> None:
     """Describe a file: its format and what it holds."""
+    if averages:
+        _print_averages(file, counters=counters, bounds=(begin, end), as_json=as_json)
+        return
     try:
         description = api.inspect(file)
     except EsrpError as exc:
@@ -262,6 +281,71 @@ def inspect(
     for key, value in description.items():
         table.add_row(key, _plain(value))
     _console().print(table)
+
+
+def _print_averages(
+    file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
+) -> None:
+    from esrp_report.ingest import blg  # noqa: PLC0415 - only this option needs the reader
+
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(4096)
+        if not blg.sniff_blg(head):
+            raise _error(f"{file}: --averages needs a binary perfmon log (.blg): raw values are not in a CSV")
+        report = blg.window_report(file, counters=counters, begin=bounds[0], end=bounds[1])
+    except OSError as exc:
+        raise _error(f"{file}: cannot read: {exc.strerror or exc}") from None
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    window = (
+        f"{report.samples} sample(s) from {report.first} to {report.last}"
+        f" ({report.samples_read} read, {report.samples_lost} lost)"
+    )
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "file": str(file),
+                    "window": {"samples": report.samples, "first": report.first, "last": report.last},
+                    "samples_read": report.samples_read,
+                    "samples_lost": report.samples_lost,
+                    "problems": [p.describe() for p in report.problems],
+                    "counters": report.frame.to_dicts(),
+                },
+                indent=2,
+                default=str,
+            )
+        )
+        return
+    console = _console()
+    for problem in report.problems:
+        console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
+    table = Table(title=f"{file}: {window}")
+    for name in (
+        "counter",
+        "type",
+        "samples",
+        "mean of samples",
+        "exact average",
+        "relative difference",
+        "why",
+    ):
+        table.add_column(
+            name, justify="right" if name in {"samples", "mean of samples", "exact average"} else "left"
+        )
+    for row in report.frame.iter_rows(named=True):
+        relative = row["relative_difference"]
+        table.add_row(
+            row["path"],
+            row["type"],
+            str(row["samples"]),
+            "—" if row["mean_of_samples"] is None else f"{row['mean_of_samples']:.7g}",
+            "—" if row["exact_average"] is None else f"{row['exact_average']:.7g}",
+            "" if relative is None else f"{relative * 100:+.3g} %",
+            row["why"] or "",
+        )
+    console.print(table)
 
 
 @app.command()
