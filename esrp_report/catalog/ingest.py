@@ -53,20 +53,27 @@ class _Pool(Protocol):
     def result(self, future: Any) -> ParsedFolder: ...
 
 
+class _Done:
+    """A result computed on the spot, standing in for a future (hashed by identity)."""
+
+    def __init__(self, value: ParsedFolder | Exception) -> None:
+        self.value = value
+
+
 class _InProcess:
     def submit(self, job: FolderJob) -> Any:
         try:
-            return parse_folder(job)
+            return _Done(parse_folder(job))
         except Exception as exc:  # a bug must not stop the batch; reported per folder
-            return exc
+            return _Done(exc)
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         return iter(futures)
 
     def result(self, future: Any) -> ParsedFolder:
-        if isinstance(future, Exception):
-            raise future
-        return future  # type: ignore[no-any-return]
+        if isinstance(future.value, Exception):
+            raise future.value
+        return future.value  # type: ignore[no-any-return]
 
 
 class _Local:

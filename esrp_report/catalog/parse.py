@@ -123,6 +123,8 @@ def _run_paths(run: Run) -> list[str]:
 
 
 def _role(path: str, run: Run) -> str:
+    if run.sources and path == run.sources[0] and not path.casefold().endswith(".xml"):
+        return "report"  # a report carries its own test log; it is still the report
     if run.counter_log is not None and path == run.counter_log.source:
         return "counter log"
     if run.test_log is not None and path == run.test_log.source:

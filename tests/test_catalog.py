@@ -1,0 +1,367 @@
+"""The catalog: ingest, incremental re-ingest, replacement, queries, migrations, hostile archives,
+kill -9 at random moments, and a real Dask LocalCluster giving the same catalog as local mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from esrp_report.catalog import query
+from esrp_report.catalog.archive import Limits
+from esrp_report.catalog.ingest import ingest
+from esrp_report.catalog.migrations import LATEST
+from esrp_report.catalog.store import Catalog
+from esrp_report.cli import app
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+NETAPP_PERF = "Performance_2012_4_25_15_29_35.html"
+runner = CliRunner()
+
+
+def snapshot(catalog_dir: Path) -> dict[str, Any]:
+    """Everything a catalog holds, in a canonical order (the migration clock excepted)."""
+    out: dict[str, Any] = {}
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        for table in query.EXPORT_TABLES:
+            frame = catalog.frame(f"SELECT * FROM {table}")
+            if table == "schema_migrations":
+                frame = frame.drop("applied_at")
+            out[table] = sorted(frame.rows(), key=repr)
+        for row in catalog.frame("SELECT run_id, series_file FROM runs WHERE series_file IS NOT NULL").rows():
+            series = pl.read_parquet(catalog_dir / row[1]).sort(["counter_id", "timestamp"])
+            out[f"series:{row[0]}"] = (series.height, series["value"].sum(), series["timestamp"].min())
+    files = sorted(p.relative_to(catalog_dir).as_posix() for p in (catalog_dir / "series").rglob("*"))
+    out["series files"] = files
+    return out
+
+
+@pytest.fixture
+def netapp(tmp_path: Path) -> Path:
+    target = tmp_path / "lab" / "netapp" / "3650-4"
+    shutil.copytree(SAMPLES / "3650-4", target)
+    return target
+
+
+def test_ingest_lists_one_entry_per_run_with_verdicts_and_series(tmp_path: Path) -> None:
+    catalog_dir = tmp_path / "cat"
+    report = ingest([SAMPLES / "EMAIL5", SAMPLES / "3650-4"], catalog_dir, jobs=1)
+    assert (report.folders, report.runs_added, report.file_errors) == (2, 9, 0)
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        runs = query.list_runs(catalog)
+        assert runs.height == 9
+        assert sorted(runs.filter(pl.col("server") == "EMAIL5")["kind"].to_list()) == [
+            "DatabaseBackup",
+            "Performance",
+            "SoftRecovery",
+            "Stress",
+        ]
+        perf = runs.filter((pl.col("server") == "EMAIL5") & (pl.col("kind") == "Performance")).row(
+            0, named=True
+        )
+        assert perf["verdict"] == "pass" and perf["target_iops"] == 1400.0
+        assert perf["achieved_iops"] == pytest.approx(1445.341)
+        detail = query.show_run(catalog, perf["run_id"][:6])
+        # The report and its perfmon CSV are one run: both are its sources.
+        assert sorted(detail.sources["role"].to_list()) == ["config", "counter log", "report", "result xml"]
+        failing = detail.verdicts.filter(pl.col("status") == "fail")
+        assert failing.height == 0 and detail.verdicts.height > 40
+        stored = catalog.frame(
+            "SELECT series_file, samples FROM runs WHERE run_id = ?", [perf["run_id"]]
+        ).row(0)
+        series = pl.read_parquet(catalog_dir / stored[0])
+        assert stored[1] == 498
+        assert series["timestamp"].n_unique() == 498 and series["value"].null_count() == 0
+        counters = catalog.frame(
+            "SELECT count(*) AS n FROM counters WHERE run_id = ?", [perf["run_id"]]
+        ).item()
+        assert series["counter_id"].n_unique() <= counters
+
+
+def test_reingest_unchanged_skips_everything_and_a_changed_file_replaces_its_run(
+    tmp_path: Path, netapp: Path
+) -> None:
+    catalog_dir = tmp_path / "cat"
+    first = ingest([tmp_path / "lab"], catalog_dir, jobs=1)
+    assert first.runs_added == 5
+    before = snapshot(catalog_dir)
+    again = ingest([tmp_path / "lab"], catalog_dir, jobs=1)
+    assert (again.folders_unchanged, again.folders_parsed, again.runs_added) == (1, 0, 0)
+    assert snapshot(catalog_dir) == before
+
+    report = netapp / NETAPP_PERF
+    html = report.read_text(encoding="utf-8")
+    report.write_text(html.replace("<td>15.079</td>", "<td>23.079</td>"), encoding="utf-8")
+    changed = ingest([tmp_path / "lab"], catalog_dir, jobs=1)
+    # The folder is parsed again; only the run whose file changed is replaced.
+    assert (changed.runs_replaced, changed.runs_unchanged, changed.runs_added) == (1, 4, 0)
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        assert catalog.frame("SELECT count(*) FROM runs").item() == 5
+        failed = query.list_runs(catalog, failed=True)
+        assert failed["kind"].to_list() == ["Performance"]
+        run_id = failed["run_id"][0]
+        assert catalog.frame("SELECT count(*) FROM sources WHERE run_id = ?", [run_id]).item() == 1
+        assert (
+            catalog.frame(
+                "SELECT count(*) FROM verdicts WHERE run_id = ? AND status = 'fail' AND instance = 'Instance4760.1'",
+                [run_id],
+            ).item()
+            == 1
+        )
+
+
+def test_zip_archive_ingests_in_place_and_is_not_opened_again_when_unchanged(tmp_path: Path) -> None:
+    archive = tmp_path / "netapp-2012.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted((SAMPLES / "3650-4").iterdir()):
+            zf.write(path, f"3650-4/{path.name}")
+    catalog_dir = tmp_path / "cat"
+    first = ingest([archive], catalog_dir, jobs=1)
+    assert (first.archives, first.runs_added) == (1, 5)
+    assert not (catalog_dir / "staging").exists()
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        locations = set(catalog.frame("SELECT DISTINCT location FROM runs")["location"].to_list())
+        sources = catalog.frame("SELECT name FROM sources")["name"].to_list()
+    assert locations == {"netapp-2012.zip/3650-4"}
+    assert all(name.startswith("netapp-2012.zip/3650-4/") for name in sources)
+    again = ingest([archive], catalog_dir, jobs=1)
+    assert (again.archives_unchanged, again.files, again.runs_added) == (1, 0, 0)
+
+
+def _zip(path: Path, members: list[tuple[str, bytes]], *, symlink: str | None = None) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members:
+            zf.writestr(name, data)
+        if symlink:
+            info = zipfile.ZipInfo(symlink)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, "/etc/passwd")
+    return path
+
+
+def test_hostile_archives_are_refused_and_nothing_is_written_outside_the_catalog(tmp_path: Path) -> None:
+    report = (SAMPLES / "3650-4" / NETAPP_PERF).read_bytes()
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    _zip(inbox / "traversal.zip", [("ok/" + NETAPP_PERF, report), ("../../escaped.html", report)])
+    _zip(inbox / "absolute.zip", [(str(tmp_path / "absolute.html"), report)])
+    _zip(inbox / "backslash.zip", [("..\\..\\windows.html", report)])
+    _zip(inbox / "link.zip", [("ok/" + NETAPP_PERF, report)], symlink="ok/passwd")
+    _zip(inbox / "bomb.zip", [("bomb/" + NETAPP_PERF, report), ("bomb/zeros.csv", b"\0" * (64 << 20))])
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (outside / NETAPP_PERF).write_bytes(report)
+    (inbox / "linked").symlink_to(outside, target_is_directory=True)
+    (inbox / "file-link.html").symlink_to(outside / NETAPP_PERF)
+    before = set(tmp_path.rglob("*"))
+
+    catalog_dir = tmp_path / "cat"
+    result = runner.invoke(app, ["catalog", "ingest", str(inbox), "--catalog", str(catalog_dir), "--json"])
+    assert result.exit_code == 1, result.output
+    refused = {r["source"]: r["reason"] for r in json.loads(result.output)["refusals"]}
+    assert "absolute path" in refused["inbox/absolute.zip"]
+    assert "'..'" in refused["inbox/traversal.zip"]
+    assert "'..'" in refused["inbox/backslash.zip"]
+    assert "symbolic link" in refused["inbox/link.zip"]
+    assert "zip bomb" in refused["inbox/bomb.zip"]
+    assert any("linked" in s and "symbolic link" in r for s, r in refused.items())
+    assert any("file-link.html" in s for s in refused)
+    created = set(tmp_path.rglob("*")) - before
+    assert created and all(p.is_relative_to(catalog_dir) for p in created), sorted(created)
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        assert catalog.frame("SELECT count(*) FROM runs").item() == 0
+        assert catalog.frame("SELECT count(*) FROM refusals").item() == len(refused)
+
+
+def test_a_member_expanding_past_the_limits_is_stopped_while_extracting(tmp_path: Path) -> None:
+    archive = _zip(tmp_path / "big.zip", [("a/x.csv", os.urandom(300_000)), ("a/y.csv", os.urandom(300_000))])
+    report = ingest([archive], tmp_path / "cat", jobs=1, limits=Limits(max_total_bytes=500_000))
+    assert [r.source for r in report.refusals] == ["big.zip"]
+    assert "500,000" in report.refusals[0].reason
+
+
+def test_damaged_file_is_reported_and_costs_only_itself(tmp_path: Path, netapp: Path) -> None:
+    (netapp / "Stress_2012_4_23_8_6_56.html").write_text("<html><body>Microsoft Exchange Jetstress", "utf-8")
+    catalog_dir = tmp_path / "cat"
+    result = runner.invoke(app, ["catalog", "ingest", str(tmp_path / "lab"), "--catalog", str(catalog_dir)])
+    assert result.exit_code == 1, result.output
+    assert "4 added" in result.output and "1 unreadable" in result.output
+    problems = query.run_sql(
+        catalog_dir, "SELECT source, severity, message FROM problems WHERE run_id IS NULL"
+    )
+    assert problems.filter(pl.col("severity") == "error")["source"].to_list() == [
+        "lab/netapp/3650-4/Stress_2012_4_23_8_6_56.html"
+    ]
+
+
+def test_migrations_are_named_recorded_and_applied_in_order(tmp_path: Path) -> None:
+    catalog_dir = tmp_path / "cat"
+    catalog_dir.mkdir()
+    import duckdb
+
+    con = duckdb.connect(str(catalog_dir / "catalog.duckdb"))
+    old = Catalog(catalog_dir, con, read_only=False)
+    assert old.migrate(up_to=1) == [1]
+    old.con.execute("INSERT INTO folders VALUES ('old/folder', 'abc', 0)")
+    old.close()
+    with pytest.raises(Exception, match="version 1"):
+        Catalog.open(catalog_dir, read_only=True)
+    with Catalog.open(catalog_dir) as catalog:
+        assert catalog.version() == LATEST
+        rows = catalog.frame("SELECT version, name FROM schema_migrations ORDER BY version").rows()
+        assert [r[0] for r in rows] == list(range(1, LATEST + 1))
+        assert rows[1][1].startswith("refusals")
+        assert catalog.frame("SELECT location FROM folders").item() == "old/folder"
+        assert catalog.migrate() == []
+
+
+def test_catalog_cli_list_filters_sql_show_and_export(tmp_path: Path, netapp: Path) -> None:
+    report = netapp / NETAPP_PERF
+    report.write_text(report.read_text("utf-8").replace("<td>15.079</td>", "<td>23.079</td>"), "utf-8")
+    shutil.copytree(SAMPLES / "EMAIL5", tmp_path / "lab" / "vmax" / "EMAIL5")
+    catalog_dir = tmp_path / "cat"
+    assert (
+        runner.invoke(
+            app, ["catalog", "ingest", str(tmp_path / "lab"), "--catalog", str(catalog_dir)]
+        ).exit_code
+        == 0
+    )
+    listed = runner.invoke(app, ["catalog", "list", "--catalog", str(catalog_dir), "--json"])
+    runs = json.loads(listed.output)
+    assert len(runs) == 9 and {r["design"] for r in runs} == {"lab/netapp", "lab/vmax"}
+    failed = json.loads(
+        runner.invoke(app, ["catalog", "list", "--catalog", str(catalog_dir), "--failed", "--json"]).output
+    )
+    assert [(r["server"], r["kind"]) for r in failed] == [("3650-4", "Performance")]
+    email5 = json.loads(
+        runner.invoke(
+            app, ["catalog", "list", "--catalog", str(catalog_dir), "--server", "email5", "--json"]
+        ).output
+    )
+    assert len(email5) == 4
+    since = json.loads(
+        runner.invoke(
+            app, ["catalog", "list", "--catalog", str(catalog_dir), "--since", "2012-01-01", "--json"]
+        ).output
+    )
+    assert {r["server"] for r in since} == {"3650-4"}
+    bad = runner.invoke(app, ["catalog", "list", "--catalog", str(catalog_dir), "--since", "yesterday"])
+    assert bad.exit_code == 2 and "expected a date" in bad.output
+
+    sql = runner.invoke(
+        app,
+        [
+            "catalog",
+            "sql",
+            "--catalog",
+            str(catalog_dir),
+            "--json",
+            "SELECT r.server, count(*) AS n FROM series s JOIN runs r USING (run_id) GROUP BY 1",
+        ],
+    )
+    assert sql.exit_code == 0, sql.output
+    assert json.loads(sql.output)[0]["server"] == "EMAIL5"
+    refused = runner.invoke(app, ["catalog", "sql", "--catalog", str(catalog_dir), "DELETE FROM runs"])
+    assert refused.exit_code == 2 and "read-only" in refused.output.lower()
+
+    run_id = failed[0]["run_id"]
+    shown = runner.invoke(app, ["catalog", "show", run_id[:8], "--catalog", str(catalog_dir), "--json"])
+    detail = json.loads(shown.output)
+    fails = [v for v in detail["verdicts"] if v["status"] == "fail"]
+    assert [(v["rule_id"], v["instance"], v["value"]) for v in fails] == [
+        ("db-read-latency-avg", "Instance4760.1", 23.079)
+    ]
+    missing = runner.invoke(app, ["catalog", "show", "zzz", "--catalog", str(catalog_dir)])
+    assert missing.exit_code == 2 and "no run 'zzz'" in missing.output
+
+    out = tmp_path / "export"
+    assert (
+        runner.invoke(
+            app, ["catalog", "export", "--catalog", str(catalog_dir), "--parquet", str(out)]
+        ).exit_code
+        == 0
+    )
+    assert pl.read_parquet(out / "runs.parquet").height == 9
+    assert len(list((out / "series").rglob("*.parquet"))) == 1
+    nowhere = runner.invoke(app, ["catalog", "list", "--catalog", str(tmp_path / "nothing")])
+    assert nowhere.exit_code == 2 and "no catalog here" in nowhere.output
+
+
+@pytest.fixture(scope="module")
+def archive_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Ten servers' results (the VMAX sample) as one design folder and the NetApp server as a zip."""
+    root = tmp_path_factory.mktemp("archives")
+    shutil.copytree(SAMPLES / "vmax", root / "lab" / "vmax")
+    shutil.copytree(SAMPLES / "EMAIL5", root / "lab" / "vmax" / "EMAIL5")
+    with zipfile.ZipFile(root / "lab" / "netapp.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted((SAMPLES / "3650-4").iterdir()):
+            zf.write(path, f"3650-4/{path.name}")
+    return root / "lab"
+
+
+@pytest.fixture(scope="module")
+def reference_catalog(archive_set: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    catalog_dir = tmp_path_factory.mktemp("reference") / "cat"
+    report = ingest([archive_set], catalog_dir, jobs=2)
+    assert report.runs_added == 45 and not report.failures and not report.refusals
+    return snapshot(catalog_dir)
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from esrp_report.cli import main; main()", *args]
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_catalog(
+    archive_set: Path, reference_catalog: dict[str, Any], tmp_path: Path
+) -> None:
+    catalog_dir = tmp_path / "cat"
+    command = _cli("catalog", "ingest", str(archive_set), "--catalog", str(catalog_dir), "--jobs", "2")
+    chance = random.Random(20261123)
+    killed = 0
+    for _ in range(6):
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        time.sleep(chance.uniform(0.5, 5.0))
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)  # the ingest and its workers, at once
+            killed += 1
+        process.wait()
+    assert killed >= 3, "the kills must land while the ingest runs"
+    final = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert final.returncode == 0, final.stdout + final.stderr
+    assert snapshot(catalog_dir) == reference_catalog
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_with_two_workers_gives_the_local_catalog(
+    archive_set: Path, reference_catalog: dict[str, Any], tmp_path: Path
+) -> None:
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        report = ingest([archive_set], tmp_path / "cat", dask_address=cluster.scheduler_address)
+    assert report.runs_added == 45 and not report.failures
+    assert snapshot(tmp_path / "cat") == reference_catalog
