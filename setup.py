@@ -1,4 +1,4 @@
-"""Only the compiled PDH-CSV parser needs setup.py; everything else is in pyproject.toml."""
+"""Only the compiled extensions (PDH-CSV parser, .blg cooking) need setup.py; the rest is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
@@ -9,6 +9,12 @@ setup(
             sources=["esrp_report/ingest/_pdhcsv.c"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,  # without a C compiler the PyArrow path is used
-        )
+        ),
+        Extension(
+            "esrp_report.ingest._blgcook",
+            sources=["esrp_report/ingest/_blgcook.c"],
+            extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+            optional=True,  # without a C compiler the NumPy path is used
+        ),
     ]
 )

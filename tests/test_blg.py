@@ -6,6 +6,7 @@ notes' plausibility checks) and how damage to it is accounted for.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,15 +16,27 @@ from typer.testing import CliRunner
 
 from esrp_report.cli import app
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
+from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import BlgFile, read_blg
 from esrp_report.ingest.counter_csv import read_counter_csv
+
+
+@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
+    if request.param == "native" and blg_module._blgcook is None:
+        pytest.skip("the compiled .blg engine was not built (no C compiler)")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blg_module, "ENGINE", request.param)
+        yield request.param
+
 
 SAMPLE = Path(__file__).parent / "data" / "blg" / "SampleLog.blg"
 BUFFER = 65536
 
 
 @pytest.fixture(scope="module")
-def log():  # type: ignore[no-untyped-def]
+def log(engine: str):  # type: ignore[no-untyped-def]
     return read_blg(SAMPLE)
 
 

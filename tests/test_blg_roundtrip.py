@@ -7,6 +7,7 @@ reader's own cooking code.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -17,8 +18,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esrp_report.errors import CounterLogError, InputError
+from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import BlgFile, read_blg
 from esrp_report.synth import blg_writer as w
+
+
+@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
+    if request.param == "native" and blg_module._blgcook is None:
+        pytest.skip("the compiled .blg engine was not built (no C compiler)")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blg_module, "ENGINE", request.param)
+        yield request.param
+
 
 FREQ = 10_000_000  # block PerfFreq
 OBJECT_FREQ = 10_000_000
@@ -230,6 +243,129 @@ def test_instances_that_come_and_go(tmp_path: Path) -> None:
     assert rate[0] is None and rate[1] is not None and rate[2] is None and rate[3] is None
     assert _value(log, "other", "Raw")[2] is None and _value(log, "other", "Raw")[3] is not None
     assert all(v is not None for v in _value(log, "disk#1", "Ops/sec")[1:])
+
+
+def test_instance_appearing_keeps_the_other_instances_rates(tmp_path: Path) -> None:
+    """Regression: a clock slot shared by every column took its previous value from a column that
+    had just appeared (stale, zero), so every rate of that sample was wrong."""
+    samples = _samples(4)
+    for k in (0, 1):
+        s = samples[k]
+        keep = [0, 1, 2]  # "_Total", the last instance, appears in sample 2
+        samples[k] = w.SampleSpec(
+            s.local_time,
+            s.perf_time,
+            s.perf_time_100ns,
+            {"Every Type": s.values["Every Type"][keep], "Single": s.values["Single"]},
+            {"Every Type": s.bases["Every Type"][keep]},  # type: ignore[index]
+            s.object_times,
+            {"Every Type": INSTANCES[:3]},
+        )
+    log = read_blg(_write(tmp_path / "appears.blg", samples))
+    for j, (counter, kind) in enumerate(TYPES):
+        if kind == "uncooked":
+            continue
+        got = _value(log, "disk", counter.name)
+        want = [_expected(kind, k, 0, j, samples) for k in range(4)]
+        assert [g is None for g in got] == [v is None for v in want], counter.name
+        assert [g for g in got if g is not None] == pytest.approx(
+            [v for v in want if v is not None], rel=1e-12
+        )
+    assert _value(log, "_Total", "Ops/sec")[2] is None and _value(log, "_Total", "Ops/sec")[3] is not None
+
+
+def test_engines_agree_bit_for_bit(tmp_path: Path, engine: str) -> None:
+    if blg_module._blgcook is None:
+        pytest.skip("the compiled .blg engine was not built")
+    samples = _samples(6)
+    s = samples[3]
+    samples[3] = w.SampleSpec(  # an instance missing from one sample, so layouts change twice
+        s.local_time,
+        s.perf_time,
+        s.perf_time_100ns,
+        {"Every Type": s.values["Every Type"][[0, 2, 3]], "Single": s.values["Single"]},
+        {"Every Type": s.bases["Every Type"][[0, 2, 3]]},  # type: ignore[index]
+        s.object_times,
+        {"Every Type": ("disk", "other", "_Total")},
+    )
+    path = _write(tmp_path / "both.blg", samples, buffer_size=4096, fragment_data=1000)
+    batches = {}
+    for name in ("native", "numpy"):
+        with BlgFile(path, engine=name) as blg:
+            batches[name] = [(b.stamps, b.values, b.uncooked_values) for b in blg.batches()]
+    assert len(batches["native"]) == len(batches["numpy"]) == 3
+    for (s1, v1, u1), (s2, v2, u2) in zip(batches["native"], batches["numpy"], strict=True):
+        assert (s1 == s2).all() and (u1 == u2).all()
+        assert v1.shape == v2.shape
+        assert ((v1.view(np.int64) == v2.view(np.int64)) | (np.isnan(v1) & np.isnan(v2))).all()
+
+
+def test_compiled_engine_refuses_plans_outside_its_buffers() -> None:
+    """The compiled pass checks every offset and index before reading: a plan pointing outside
+    the row, the slots or the output is a ValueError, never a read out of bounds."""
+    cook = getattr(blg_module._blgcook, "cook", None)
+    if cook is None:
+        pytest.skip("the compiled .blg engine was not built")
+    rows, stride = 2, 16
+    matrix = np.arange(rows * stride, dtype=np.uint8).reshape(rows, stride)
+
+    def run(
+        position: list[int], width: list[int], n: int = 0, d: int = -1, f: int = -1, out: int = 0
+    ) -> np.ndarray:
+        slots = len(position)
+        values = np.full((rows, 2), np.nan)
+        keep = np.arange(slots, dtype=np.int64)
+        kept = np.empty((rows, slots), dtype=np.int64)
+        one = np.array
+        cook(
+            matrix,
+            rows,
+            stride,
+            one(position, np.int64),
+            one(width, np.int64),
+            np.zeros(slots, np.int64),
+            one([3], np.int64),  # a rate
+            one([n], np.int64),
+            one([d], np.int64),
+            one([-1], np.int64),
+            one([f], np.int64),
+            one([out], np.int64),
+            one([1], np.uint8),
+            values,
+            2,
+            keep,
+            kept,
+            np.empty(slots, np.int64),
+        )
+        return kept
+
+    kept = run([0, 8, 12], [8, 8, 4], n=0, d=1, f=2)
+    assert kept[1, 2] == int.from_bytes(bytes(range(28, 32)), "little")  # a DWORD, unsigned
+    for bad in (
+        {"position": [9], "width": [8]},  # runs past the 16-byte row
+        {"position": [13], "width": [4]},
+        {"position": [-1], "width": [4]},
+        {"position": [0], "width": [2]},
+        {"position": [0], "width": [8], "n": 1},  # no slot 1
+        {"position": [0], "width": [8], "d": 5},
+        {"position": [0], "width": [8], "f": -3},
+        {"position": [0], "width": [8], "out": 2},  # the output has 2 columns
+    ):
+        with pytest.raises(ValueError, match="outside"):
+            run(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="matrix"):
+        cook(
+            matrix,
+            rows + 1,
+            stride,
+            *[np.zeros(1, np.int64)] * 9,
+            np.zeros(1, np.uint8),
+            np.zeros(1),
+            1,
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(1, np.int64),
+        )
 
 
 def test_log_never_closed_reads_its_samples(tmp_path: Path) -> None:

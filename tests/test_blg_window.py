@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,8 +20,20 @@ from typer.testing import CliRunner
 from esrp_report.cli import app
 from esrp_report.counter_types import WINDOW_WHY, Formula, RawEnds, window_average
 from esrp_report.errors import CounterLogError
+from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import read_blg, window_averages, window_report
 from esrp_report.synth import blg_writer as w
+
+
+@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
+    if request.param == "native" and blg_module._blgcook is None:
+        pytest.skip("the compiled .blg engine was not built (no C compiler)")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blg_module, "ENGINE", request.param)
+        yield request.param
+
 
 FREQ = 10_000_000
 OBJECT_FREQ = 10_000_000
@@ -332,12 +345,12 @@ SAMPLE = Path(__file__).parent / "data" / "blg" / "SampleLog.blg"
 
 
 @pytest.fixture(scope="module")
-def sample_frame() -> pl.DataFrame:
+def sample_frame(engine: str) -> pl.DataFrame:
     return window_averages(SAMPLE)
 
 
 @pytest.fixture(scope="module")
-def sample_log():  # type: ignore[no-untyped-def]
+def sample_log(engine: str):  # type: ignore[no-untyped-def]
     return read_blg(SAMPLE)
 
 

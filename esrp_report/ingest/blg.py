@@ -56,6 +56,14 @@ from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_csv import describe_counter_log
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem
 
+try:
+    from esrp_report.ingest import _blgcook  # type: ignore[attr-defined]
+except ImportError:  # built without a C compiler: the NumPy engine serves
+    _blgcook = None
+
+ENGINES = ("auto", "native", "numpy")
+ENGINE = "auto"  # what BlgFile uses when not told: the compiled engine when it was built
+
 BUFFER_HEADER = 0x48
 _PDH_EVENT_HEADER = 48
 _FRAGMENT_PREFIX = 24
@@ -547,6 +555,62 @@ class _Layout:
     groups: list[_Group]  # layout columns cooked together
     uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
     plan: list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]  # how _gather reads the slots
+    native: _NativePlan | None = None  # how the compiled engine reads and cooks them (built on first use)
+
+
+@dataclass
+class _NativePlan:
+    """A layout as flat arrays for ``_blgcook.cook``: slots, then cooked columns grouped by formula
+    (one branch pattern per group)."""
+
+    position: np.ndarray[Any, np.dtype[np.int64]]
+    width: np.ndarray[Any, np.dtype[np.int64]]
+    kind: np.ndarray[Any, np.dtype[np.int64]]
+    n: np.ndarray[Any, np.dtype[np.int64]]
+    d: np.ndarray[Any, np.dtype[np.int64]]
+    b: np.ndarray[Any, np.dtype[np.int64]]
+    f: np.ndarray[Any, np.dtype[np.int64]]
+    out: np.ndarray[Any, np.dtype[np.int64]]
+    member: np.ndarray[Any, np.dtype[np.int64]]  # layout column of each planned column
+
+
+# Formula codes of _blgcook.c (enum order there).
+_NATIVE_KIND = {
+    Formula.RAW: 0,
+    Formula.FRACTION: 1,
+    Formula.ELAPSED: 2,
+    Formula.RATE: 3,
+    Formula.TIMER: 4,
+    Formula.TIMER_INV: 5,
+    Formula.QUEUE: 6,
+    Formula.AVERAGE_TIMER: 7,
+    Formula.AVERAGE: 8,
+    Formula.SAMPLE_FRACTION: 9,
+    Formula.DELTA: 10,
+    Formula.MULTI_TIMER: 11,
+}
+
+
+def _native_plan(layout: _Layout) -> _NativePlan:
+    members = np.concatenate([g.members for g in layout.groups]) if layout.groups else np.zeros(0, np.int64)
+    kind = np.concatenate(
+        [np.full(len(g.members), _NATIVE_KIND[g.formula], np.int64) for g in layout.groups] or [members]
+    )
+    frequency = np.concatenate(
+        [np.full(len(g.members), g.frequency, np.int64) for g in layout.groups] or [members]
+    )
+    multi = kind == _NATIVE_KIND[Formula.MULTI_TIMER]
+    return _NativePlan(
+        position=np.array([s.position for s in layout.slots], dtype=np.int64),
+        width=np.array([s.width for s in layout.slots], dtype=np.int64),
+        kind=kind,
+        n=layout.first[members],
+        d=layout.second[members],
+        b=np.where(multi, layout.base[members], -1),
+        f=frequency,
+        out=layout.columns[members],
+        member=members,
+    )
 
 
 @dataclass
@@ -953,8 +1017,9 @@ def _stride(length: int) -> int:
 class _Decoder:
     """Cooks runs of sample records that share a layout; keeps the previous raw values between runs."""
 
-    def __init__(self, layouts: _Layouts, *, values: bool = True) -> None:
+    def __init__(self, layouts: _Layouts, *, values: bool = True, native: bool = False) -> None:
         self.layouts = layouts
+        self.native = native
         self.stacker = _Stacker()
         self.values = values
         self.layout: _Layout | None = None
@@ -1028,18 +1093,96 @@ class _Decoder:
         width = len(self.layouts.columns.list)
         self._grow(width)
         cols = layout.columns
+        first_ok = self.prev_ok[cols]
+        # The previous sample's raw values, slot by slot. A clock slot is shared by many columns:
+        # only those present in the previous sample know its previous value (a column that just
+        # appeared holds a stale or zero one, which would wreck every rate of the first row).
+        has_second = layout.second >= 0
+        prev_row = np.zeros(len(layout.slots), dtype=np.int64)
+        prev_row[layout.first] = self.prev_first[cols]
+        known = has_second & first_ok
+        prev_row[layout.second[known]] = self.prev_second[cols[known]]
+        complete = len(cols) == width and not len(layout.uncooked)
+        values_out = np.empty((n, width)) if complete else np.full((n, width), np.nan)
+        if self.native:
+            current, last = self._cook_native(layout, matrix, prev_row, first_ok, values_out)
+        else:
+            current = self._cook_numpy(layout, matrix, prev_row, first_ok, values_out)
+            last = current[-1]
+        if self.window is not None:
+            self.window.update(layout, stamps, current, values_out, self.samples)
+        self.prev_ok[:] = False
+        self.prev_ok[cols] = True
+        self.prev_first[cols] = last[layout.first]
+        self.prev_second[cols[has_second]] = last[layout.second[has_second]]
+        self.samples += n
+        batch = BlgBatch(stamps, values_out)
+        batch.uncooked_columns = cols[layout.uncooked]
+        batch.uncooked_values = (
+            current[:, layout.first[layout.uncooked]]
+            if self.window is not None or not self.native
+            else current
+        )
+        return batch
+
+    def _cook_native(
+        self,
+        layout: _Layout,
+        matrix: np.ndarray[Any, np.dtype[np.uint8]],
+        prev_row: np.ndarray[Any, np.dtype[np.int64]],
+        first_ok: np.ndarray[Any, np.dtype[np.bool_]],
+        out: np.ndarray[Any, np.dtype[np.float64]],
+    ) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
+        """Gather and cook in one compiled pass. Returns (raw values kept, last row of raw values):
+        every slot when a window needs them, else the uncooked columns' values."""
+        assert _blgcook is not None
+        plan = layout.native
+        if plan is None:
+            plan = layout.native = _native_plan(layout)
+        slots = len(layout.slots)
+        keep = np.arange(slots) if self.window is not None else layout.first[layout.uncooked]
+        kept = np.empty((len(matrix), len(keep)), dtype=np.int64)
+        last = np.empty(slots, dtype=np.int64)
+        _blgcook.cook(
+            matrix,
+            len(matrix),
+            matrix.shape[1],
+            plan.position,
+            plan.width,
+            prev_row,
+            plan.kind,
+            plan.n,
+            plan.d,
+            plan.b,
+            plan.f,
+            plan.out,
+            first_ok[plan.member].astype(np.uint8),
+            out,
+            out.shape[1],
+            keep,
+            kept,
+            last,
+        )
+        return kept, last
+
+    def _cook_numpy(
+        self,
+        layout: _Layout,
+        matrix: np.ndarray[Any, np.dtype[np.uint8]],
+        prev_row: np.ndarray[Any, np.dtype[np.int64]],
+        first_ok: np.ndarray[Any, np.dtype[np.bool_]],
+        values_out: np.ndarray[Any, np.dtype[np.float64]],
+    ) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """NumPy engine: one take per value width, one diff, one formula group at a time.
+        Returns the raw values of every slot of every row."""
+        n = len(matrix)
+        cols = layout.columns
         # Raw values of every slot, with the previous sample's row on top: movements are one diff.
         rows = np.empty((n + 1, len(layout.slots)), dtype=np.int64)
         _gather(matrix, layout, out=rows[1:])
-        rows[0] = 0
-        has_second = layout.second >= 0
-        rows[0, layout.first] = self.prev_first[cols]
-        rows[0, layout.second[has_second]] = self.prev_second[cols[has_second]]
+        rows[0] = prev_row
         movement = np.diff(rows, axis=0)
         current = rows[1:]
-        first_ok = self.prev_ok[cols]
-        complete = len(cols) == width and not len(layout.uncooked)
-        values_out = np.empty((n, width)) if complete else np.full((n, width), np.nan)
         for group in layout.groups:
             members = group.members
             firsts = layout.first[members]
@@ -1072,17 +1215,7 @@ class _Decoder:
             if two:
                 values[0, ~first_ok[members]] = np.nan
             values_out[:, cols[members]] = values
-        if self.window is not None:
-            self.window.update(layout, stamps, current, values_out, self.samples)
-        self.prev_ok[:] = False
-        self.prev_ok[cols] = True
-        self.prev_first[cols] = current[-1, layout.first]
-        self.prev_second[cols[has_second]] = current[-1, layout.second[has_second]]
-        self.samples += n
-        batch = BlgBatch(stamps, values_out)
-        batch.uncooked_columns = cols[layout.uncooked]
-        batch.uncooked_values = current[:, layout.first[layout.uncooked]]
-        return batch
+        return current
 
     def damaged(self, record: _Record, why: str) -> None:
         self.samples_lost += 1
@@ -1173,9 +1306,19 @@ def _gather(
 
 
 class BlgFile:
-    """An open .blg: its header, and its samples as a stream of batches."""
+    """An open .blg: its header, and its samples as a stream of batches.
 
-    def __init__(self, path: str | Path) -> None:
+    ``engine``: "native" (the compiled gather-and-cook pass), "numpy", or "auto" (native when
+    built); None = the module's ``ENGINE``. Both give the same values, NaN for the same cells.
+    """
+
+    def __init__(self, path: str | Path, *, engine: str | None = None) -> None:
+        chosen = ENGINE if engine is None else engine
+        if chosen not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, not {chosen!r}")
+        if chosen == "native" and _blgcook is None:
+            raise ValueError("the compiled .blg engine was not built (no C compiler at install)")
+        self.native = chosen != "numpy" and _blgcook is not None
         self.path = Path(path)
         self.source = str(self.path)
         try:
@@ -1225,7 +1368,7 @@ class BlgFile:
         self.columns = registry.list
         self.names = {}
         layouts = _Layouts(self.source, registry, self.names)
-        decoder = _Decoder(layouts, values=values)
+        decoder = _Decoder(layouts, values=values, native=self.native)
         decoder.window = window
         container = self._container
         container.problems = []

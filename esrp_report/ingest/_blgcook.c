@@ -1,0 +1,245 @@
+/*
+ * Binary perfmon log (.blg) sample rows: gather raw values and cook them in one pass.
+ *
+ * cook(matrix, rows, stride, slot_pos, slot_width, prev_row, kind, n_slot, d_slot, b_slot, f_slot,
+ *      out_col, prev_ok, out, width, raw_slots, raw_out, last_row)
+ *
+ *   matrix      bytes-like, rows x stride: stacked sample records (one per row)
+ *   slot_pos    int64[S]: byte offset of each raw value in a row; slot_width int64[S]: 4 or 8
+ *               (a DWORD is unsigned, a 64-bit value signed, as PDH_RAW_COUNTER holds them)
+ *   prev_row    int64[S]: the raw values of the sample before the first row
+ *   kind ...    int64[C] each: formula code, slot of N, of D (-1 none), of B (-1 none), of F
+ *               (-1 none, -2 = 10,000,000), output column
+ *   prev_ok     uint8[C]: the column had a value in the sample before the first row
+ *   out         float64 rows x width (written for the C columns only; NaN = no value)
+ *   raw_slots   int64[K]: slots copied to raw_out (int64 rows x K)
+ *   last_row    int64[S]: receives the raw values of the last row
+ *
+ * The arithmetic is the published formulas exactly as esrp_report.counter_types.cook_deltas
+ * evaluates them (same operations in the same order, so the same doubles), including its edge
+ * rules: no value for a raw or time that went backwards or a time that did not move; 0 for an
+ * average whose base did not move. Every offset, slot and column is checked against its buffer
+ * before the loop: the input is untrusted.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    K_RAW = 0, K_FRACTION, K_ELAPSED, K_RATE, K_TIMER, K_TIMER_INV, K_QUEUE, K_AVERAGE_TIMER,
+    K_AVERAGE, K_SAMPLE_FRACTION, K_DELTA, K_MULTI_TIMER, K_COUNT
+};
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} buf_t;
+
+static int get(PyObject *obj, buf_t *b, int writable, Py_ssize_t itemsize, Py_ssize_t count, const char *name) {
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
+    b->held = 1;
+    if (b->view.len != itemsize * count) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, b->view.len, itemsize * count);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(buf_t *bufs, int n) {
+    for (int i = 0; i < n; i++)
+        if (bufs[i].held) PyBuffer_Release(&bufs[i].view);
+}
+
+static inline int64_t sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+
+static inline double cook_one(int kind, int64_t n1, int64_t n0, int64_t d1, int64_t d0, int64_t b1, double f) {
+    double dnf, out;
+    int64_t dn, dd;
+    switch (kind) {
+    case K_RAW:
+        return (double)n1;
+    case K_FRACTION:
+        return d1 == 0 ? 0.0 : 100.0 * (double)n1 / (double)d1;
+    case K_ELAPSED:
+        return f > 0 ? (double)sub(d1, n1) / f : NAN;
+    case K_DELTA:
+        dn = sub(n1, n0);
+        return dn >= 0 ? (double)dn : NAN;
+    default:
+        break;
+    }
+    dn = sub(n1, n0);
+    dd = sub(d1, d0);
+    dnf = (double)dn;
+    switch (kind) {
+    case K_AVERAGE_TIMER:
+    case K_AVERAGE:
+    case K_SAMPLE_FRACTION:
+        if (kind == K_AVERAGE_TIMER) out = dnf / ((double)dd * f);
+        else if (kind == K_SAMPLE_FRACTION) out = 100.0 * dnf / (double)dd;
+        else out = dnf / (double)dd;
+        if (dd == 0) out = 0.0; /* no operations in the interval: shown as 0 */
+        if (dd < 0 || dn < 0) out = NAN;
+        return out;
+    case K_RATE:
+        out = dnf * (f / (double)dd);
+        break;
+    case K_TIMER:
+        out = dnf * (100.0 / (double)dd);
+        break;
+    case K_TIMER_INV:
+        out = 100.0 * (1.0 - dnf / (double)dd);
+        break;
+    case K_QUEUE:
+        out = dnf * (1.0 / (double)dd);
+        break;
+    case K_MULTI_TIMER:
+        out = b1 > 0 ? dnf * (100.0 / (double)dd) / (double)b1 : NAN;
+        break;
+    default:
+        return NAN;
+    }
+    if (dd <= 0 || dn < 0) out = NAN;
+    return out;
+}
+
+static PyObject *cook(PyObject *self, PyObject *args) {
+    PyObject *o[18];
+    Py_ssize_t rows, stride, width;
+    if (!PyArg_ParseTuple(args, "OnnOOOOOOOOOOOnOOO", &o[0], &rows, &stride, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &width, &o[12], &o[13], &o[14]))
+        return NULL;
+    buf_t b[15];
+    memset(b, 0, sizeof b);
+    if (rows < 0 || stride < 0 || width < 0 || (stride && rows > PY_SSIZE_T_MAX / stride) ||
+        (width && rows > PY_SSIZE_T_MAX / 8 / width)) {
+        PyErr_SetString(PyExc_ValueError, "sizes out of range");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(o[1], &b[1].view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    b[1].held = 1;
+    Py_ssize_t S = b[1].view.len / 8, C = 0, K = 0;
+    int fail = get(o[0], &b[0], 0, 1, rows * stride, "matrix") || get(o[2], &b[2], 0, 8, S, "slot_width") ||
+               get(o[3], &b[3], 0, 8, S, "prev_row");
+    if (!fail) {
+        if (PyObject_GetBuffer(o[4], &b[4].view, PyBUF_C_CONTIGUOUS) < 0) fail = 1;
+        else {
+            b[4].held = 1;
+            C = b[4].view.len / 8;
+        }
+    }
+    fail = fail || get(o[4], &b[5], 0, 8, C, "kind") || get(o[5], &b[6], 0, 8, C, "n_slot") ||
+           get(o[6], &b[7], 0, 8, C, "d_slot") || get(o[7], &b[8], 0, 8, C, "b_slot") ||
+           get(o[8], &b[9], 0, 8, C, "f_slot") || get(o[9], &b[10], 0, 8, C, "out_col") ||
+           get(o[10], &b[11], 0, 1, C, "prev_ok") || get(o[11], &b[12], 1, 8, rows * width, "out");
+    if (!fail) {
+        if (PyObject_GetBuffer(o[12], &b[13].view, PyBUF_C_CONTIGUOUS) < 0) fail = 1;
+        else {
+            b[13].held = 1;
+            K = b[13].view.len / 8;
+        }
+    }
+    if (!fail && K && rows > PY_SSIZE_T_MAX / 8 / K) {
+        PyErr_SetString(PyExc_ValueError, "raw_out: sizes out of range");
+        fail = 1;
+    }
+    fail = fail || get(o[13], &b[14], 1, 8, rows * K, "raw_out");
+    buf_t last = {0};
+    fail = fail || get(o[14], &last, 1, 8, S, "last_row");
+    if (fail) {
+        release(b, 15);
+        if (last.held) PyBuffer_Release(&last.view);
+        return NULL;
+    }
+    const uint8_t *matrix = b[0].view.buf;
+    const int64_t *pos = b[1].view.buf, *wid = b[2].view.buf, *prev_row = b[3].view.buf;
+    const int64_t *kind = b[5].view.buf, *ns = b[6].view.buf, *ds = b[7].view.buf, *bs = b[8].view.buf,
+                  *fs = b[9].view.buf, *oc = b[10].view.buf, *rs = b[13].view.buf;
+    const uint8_t *ok = b[11].view.buf;
+    double *out = b[12].view.buf;
+    int64_t *raw_out = b[14].view.buf, *last_row = last.view.buf;
+    const char *bad = NULL;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t s = 0; s < S && !bad; s++)
+        if ((wid[s] != 4 && wid[s] != 8) || pos[s] < 0 || pos[s] > stride - wid[s]) bad = "slot outside the row", at = s;
+    for (Py_ssize_t c = 0; c < C && !bad; c++)
+        if (kind[c] < 0 || kind[c] >= K_COUNT || ns[c] < 0 || ns[c] >= S || ds[c] < -1 || ds[c] >= S ||
+            bs[c] < -1 || bs[c] >= S || fs[c] < -2 || fs[c] >= S || oc[c] < 0 || oc[c] >= width)
+            bad = "column plan outside its slots or the output", at = c;
+    for (Py_ssize_t k = 0; k < K && !bad; k++)
+        if (rs[k] < 0 || rs[k] >= S) bad = "raw slot outside the slots", at = k;
+    int64_t *cur = NULL, *prev = NULL;
+    if (!bad) {
+        cur = PyMem_Malloc(sizeof(int64_t) * (size_t)(S ? S : 1));
+        prev = PyMem_Malloc(sizeof(int64_t) * (size_t)(S ? S : 1));
+        if (!cur || !prev) {
+            PyMem_Free(cur);
+            PyMem_Free(prev);
+            release(b, 15);
+            PyBuffer_Release(&last.view);
+            return PyErr_NoMemory();
+        }
+    }
+    if (bad) {
+        release(b, 15);
+        PyBuffer_Release(&last.view);
+        PyErr_Format(PyExc_ValueError, "%s (index %zd)", bad, at);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    memcpy(prev, prev_row, sizeof(int64_t) * (size_t)S);
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const uint8_t *row = matrix + r * stride;
+        for (Py_ssize_t s = 0; s < S; s++) {
+            if (wid[s] == 8) {
+                int64_t v;
+                memcpy(&v, row + pos[s], 8);
+                cur[s] = v;
+            } else {
+                uint32_t v;
+                memcpy(&v, row + pos[s], 4);
+                cur[s] = (int64_t)v;
+            }
+        }
+        double *line = out + r * width;
+        for (Py_ssize_t c = 0; c < C; c++) {
+            int k = (int)kind[c];
+            int64_t d1 = 0, d0 = 0, b1 = 0;
+            double f = 0.0;
+            if (ds[c] >= 0) {
+                d1 = cur[ds[c]];
+                d0 = prev[ds[c]];
+            }
+            if (bs[c] >= 0) b1 = cur[bs[c]];
+            if (fs[c] >= 0) f = (double)cur[fs[c]];
+            else if (fs[c] == -2) f = 10000000.0;
+            double v = cook_one(k, cur[ns[c]], prev[ns[c]], d1, d0, b1, f);
+            /* A two-sample value needs the column in the sample before. */
+            if (r == 0 && !ok[c] && k != K_RAW && k != K_FRACTION && k != K_ELAPSED) v = NAN;
+            line[oc[c]] = v;
+        }
+        int64_t *raw_line = raw_out + r * K;
+        for (Py_ssize_t k = 0; k < K; k++) raw_line[k] = cur[rs[k]];
+        int64_t *swap = prev;
+        prev = cur;
+        cur = swap;
+    }
+    memcpy(last_row, rows ? prev : prev_row, sizeof(int64_t) * (size_t)S);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(cur);
+    PyMem_Free(prev);
+    release(b, 15);
+    PyBuffer_Release(&last.view);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"cook", cook, METH_VARARGS, "Gather and cook stacked .blg sample rows (see the module comment)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_blgcook", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__blgcook(void) { return PyModule_Create(&module); }
