@@ -33,20 +33,7 @@ runner = CliRunner()
 
 
 def snapshot(catalog_dir: Path) -> dict[str, Any]:
-    """Everything a catalog holds, in a canonical order (the migration clock excepted)."""
-    out: dict[str, Any] = {}
-    with Catalog.open(catalog_dir, read_only=True) as catalog:
-        for table in query.EXPORT_TABLES:
-            frame = catalog.frame(f"SELECT * FROM {table}")
-            if table == "schema_migrations":
-                frame = frame.drop("applied_at")
-            out[table] = sorted(frame.rows(), key=repr)
-        for row in catalog.frame("SELECT run_id, series_file FROM runs WHERE series_file IS NOT NULL").rows():
-            series = pl.read_parquet(catalog_dir / row[1]).sort(["counter_id", "timestamp"])
-            out[f"series:{row[0]}"] = (series.height, series["value"].sum(), series["timestamp"].min())
-    files = sorted(p.relative_to(catalog_dir).as_posix() for p in (catalog_dir / "series").rglob("*"))
-    out["series files"] = files
-    return out
+    return query.contents(catalog_dir)
 
 
 @pytest.fixture
@@ -194,17 +181,20 @@ def test_a_member_expanding_past_the_limits_is_stopped_while_extracting(tmp_path
 
 
 def test_damaged_file_is_reported_and_costs_only_itself(tmp_path: Path, netapp: Path) -> None:
-    (netapp / "Stress_2012_4_23_8_6_56.html").write_text("<html><body>Microsoft Exchange Jetstress", "utf-8")
+    (netapp / "Stress_2012_4_23_8_6_56.blg").write_bytes(b"not a perfmon log" * 100)
+    (netapp / "README.txt").write_text("lab notes: not evidence", "utf-8")
     catalog_dir = tmp_path / "cat"
     result = runner.invoke(app, ["catalog", "ingest", str(tmp_path / "lab"), "--catalog", str(catalog_dir)])
     assert result.exit_code == 1, result.output
-    assert "4 added" in result.output and "1 unreadable" in result.output
+    assert "5 added" in result.output and "1 unreadable" in result.output
     problems = query.run_sql(
         catalog_dir, "SELECT source, severity, message FROM problems WHERE run_id IS NULL"
     )
-    assert problems.filter(pl.col("severity") == "error")["source"].to_list() == [
-        "lab/netapp/3650-4/Stress_2012_4_23_8_6_56.html"
-    ]
+    errors = problems.filter(pl.col("severity") == "error")
+    assert errors["source"].to_list() == ["lab/netapp/3650-4/Stress_2012_4_23_8_6_56.blg"]
+    assert "lab/netapp/3650-4/Stress_2012_4_23_8_6_56.blg" in errors["message"][0]  # named as catalogued
+    notes = problems.filter(pl.col("severity") == "note")["source"].to_list()
+    assert notes == ["lab/netapp/3650-4/README.txt"]
 
 
 def test_migrations_are_named_recorded_and_applied_in_order(tmp_path: Path) -> None:

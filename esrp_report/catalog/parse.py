@@ -16,7 +16,7 @@ import polars as pl
 
 from esrp_report import aggregate as agg
 from esrp_report.assess import assess_run
-from esrp_report.errors import InputError
+from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.names import normalized_stem
 from esrp_report.model import CounterLog, InstanceTable, Problem, Run, TableKind, TestKind
@@ -85,6 +85,17 @@ def _read(job: FolderJob, parsed: ParsedFolder) -> ev.Evidence:
     for name, path, _digest, _size in job.files:
         try:
             one = ev.read_evidence([Path(path)], strict_files=False)
+        except UnsupportedFormatError as exc:  # a README or a screenshot beside the results
+            parsed.problems.append(
+                {
+                    "location": job.location,
+                    "source": name,
+                    "severity": "note",
+                    "message": exc.detail,
+                    "lost": 0,
+                }
+            )
+            continue
         except InputError as exc:
             message = str(exc).replace(path, name)
             parsed.problems.append(

@@ -6,6 +6,7 @@ import shutil
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -199,3 +200,24 @@ def load_run(catalog: Catalog, ref: str) -> Run:
         tables=tables,
         config=config,
     )
+
+
+def contents(catalog_dir: Path) -> dict[str, Any]:
+    """Everything a catalog holds, in a canonical order, to compare two catalogs (the migration
+    clock excepted): every table's rows, and per stored series its rows, value sum and first stamp."""
+    out: dict[str, Any] = {}
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        for table in EXPORT_TABLES:
+            frame = catalog.frame(f"SELECT * FROM {table}")
+            if table == "schema_migrations":
+                frame = frame.drop("applied_at")
+            out[table] = sorted(frame.rows(), key=repr)
+        stored = catalog.frame("SELECT run_id, series_file FROM runs WHERE series_file IS NOT NULL").rows()
+    for run_id, series_file in stored:
+        series = pl.read_parquet(catalog_dir / series_file)
+        out[f"series:{run_id}"] = (series.height, series["value"].sum(), series["timestamp"].min())
+    root = catalog_dir / SERIES
+    out["series files"] = (
+        sorted(p.relative_to(catalog_dir).as_posix() for p in root.rglob("*")) if root.exists() else []
+    )
+    return out

@@ -42,11 +42,24 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
 
 
+class _Columns(dict[str, list[str]]):
+    """Each table's column names, read once per open catalog (the schema changes only by migration)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        super().__init__()
+        self.con = con
+
+    def __missing__(self, table: str) -> list[str]:
+        self[table] = _columns(self.con, table)
+        return self[table]
+
+
 class Catalog:
     def __init__(self, root: Path, con: duckdb.DuckDBPyConnection, *, read_only: bool) -> None:
         self.root = root
         self.con = con
         self.read_only = read_only
+        self.columns = _Columns(con)
 
     # ------------------------------------------------------------------ opening
 
@@ -229,14 +242,14 @@ class Catalog:
     def _insert_dicts(self, table: str, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
-        columns = _columns(self.con, table)
+        columns = self.columns[table]
         frame = pl.DataFrame([{c: r.get(c) for c in columns} for r in rows], infer_schema_length=None)
         self._insert_frame(table, frame)
 
     def _insert_frame(self, table: str, frame: pl.DataFrame) -> None:
         if frame.height == 0:
             return
-        columns = _columns(self.con, table)
+        columns = self.columns[table]
         self.con.register("incoming", frame.select(columns).to_arrow())
         try:
             self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming")
