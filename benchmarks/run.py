@@ -17,6 +17,7 @@ BENCHMARKS = [
     "benchmarks.build_document",
     "benchmarks.audit_document",
     "benchmarks.blg_decode",
+    "benchmarks.catalog_ingest",
 ]
 
 

@@ -6,6 +6,7 @@ always this process, so the catalog has one writer whatever does the parsing.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import shutil
@@ -160,14 +161,16 @@ def _scan(
             if catalog.known_archive(name, digest):
                 report.archives_unchanged += 1
                 continue
+            # Staged by name, not content: two archives with the same bytes must not share a folder.
+            private = staging / hashlib.sha256(name.encode()).hexdigest()[:16]
             try:
-                members = arc.extract_zip(zip_path, name, staging / digest[:16], limits)
+                members = arc.extract_zip(zip_path, name, private, limits)
             except InputError as exc:
                 report.refusals.append(
                     arc.Refusal(name, exc.detail + (f": {exc.found}" if exc.found else ""))
                 )
                 catalog.record_refusal(name, report.refusals[-1].reason)
-                shutil.rmtree(staging / digest[:16], ignore_errors=True)
+                shutil.rmtree(private, ignore_errors=True)
                 continue
             catalog.clear_refusal(name)
             archives[name] = arc.Archive(name, zip_path, size, digest)
