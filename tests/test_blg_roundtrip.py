@@ -353,6 +353,24 @@ def test_compiled_engine_refuses_plans_outside_its_buffers() -> None:
     ):
         with pytest.raises(ValueError, match="outside"):
             run(**bad)  # type: ignore[arg-type]
+    stack, same = blg_module._blgcook.stack, blg_module._blgcook.same  # type: ignore[union-attr]
+    rows_out = np.empty((2, 16), dtype=np.uint8)
+    stack([[b"abc", memoryview(b"defgh")], [b"xy"]], 6, 16, rows_out)
+    assert bytes(rows_out[0]) == b"abcdef" + bytes(10) and bytes(rows_out[1]) == b"xy" + bytes(14)
+    with pytest.raises(ValueError, match="outside the row"):
+        stack([[b"abc"]], 17, 16, np.empty(16, dtype=np.uint8))
+    with pytest.raises(ValueError, match="stack output"):
+        stack([[b"abc"], [b"d"]], 8, 16, np.empty(16, dtype=np.uint8))
+    equal = np.empty(2, dtype=np.bool_)
+    words = np.array([1], np.int64)
+    same(rows_out, 2, 16, words, np.array([0], np.uint64), np.array([2**64 - 1], np.uint64), equal)
+    assert equal.tolist() == [True, True]
+    same(
+        rows_out, 2, 16, np.array([0], np.int64), np.array([0], np.uint64), np.array([0xFF], np.uint64), equal
+    )
+    assert equal.tolist() == [False, False]
+    with pytest.raises(ValueError, match="outside the row"):
+        same(rows_out, 2, 16, np.array([2], np.int64), np.zeros(1, np.uint64), np.zeros(1, np.uint64), equal)
     with pytest.raises(ValueError, match="matrix"):
         cook(
             matrix,

@@ -204,22 +204,53 @@ static PyObject *cook(PyObject *self, PyObject *args) {
             }
         }
         double *line = out + r * width;
-        for (Py_ssize_t c = 0; c < C; c++) {
-            int k = (int)kind[c];
-            int64_t d1 = 0, d0 = 0, b1 = 0;
-            double f = 0.0;
-            if (ds[c] >= 0) {
-                d1 = cur[ds[c]];
-                d0 = prev[ds[c]];
+        /* Columns come grouped by formula: one loop per run of a formula, no switch per cell. */
+        for (Py_ssize_t lo = 0; lo < C;) {
+            int k = (int)kind[lo];
+            Py_ssize_t hi = lo + 1;
+            while (hi < C && kind[hi] == k) hi++;
+            switch (k) {
+            case K_RATE:
+            case K_TIMER:
+            case K_QUEUE: {
+                /* The factor (F / dD, 100 / dD, 1 / dD) is the same for every column on one clock:
+                   computed once per clock, with the same operations as per column. */
+                int64_t last_d = -3, last_f = -3;
+                double factor = 0.0;
+                int bad_time = 1;
+                for (Py_ssize_t c = lo; c < hi; c++) {
+                    if (ds[c] != last_d || fs[c] != last_f) {
+                        last_d = ds[c];
+                        last_f = fs[c];
+                        int64_t dd = ds[c] >= 0 ? sub(cur[ds[c]], prev[ds[c]]) : 0;
+                        double f = fs[c] >= 0 ? (double)cur[fs[c]] : (fs[c] == -2 ? 10000000.0 : 0.0);
+                        factor = (k == K_RATE ? f : (k == K_TIMER ? 100.0 : 1.0)) / (double)dd;
+                        bad_time = dd <= 0;
+                    }
+                    int64_t dn = sub(cur[ns[c]], prev[ns[c]]);
+                    line[oc[c]] = (bad_time || dn < 0) ? NAN : (double)dn * factor;
+                }
+                break;
             }
-            if (bs[c] >= 0) b1 = cur[bs[c]];
-            if (fs[c] >= 0) f = (double)cur[fs[c]];
-            else if (fs[c] == -2) f = 10000000.0;
-            double v = cook_one(k, cur[ns[c]], prev[ns[c]], d1, d0, b1, f);
-            /* A two-sample value needs the column in the sample before. */
-            if (r == 0 && !ok[c] && k != K_RAW && k != K_FRACTION && k != K_ELAPSED) v = NAN;
-            line[oc[c]] = v;
+            default:
+                for (Py_ssize_t c = lo; c < hi; c++) {
+                    int64_t d1 = 0, d0 = 0, b1 = 0;
+                    double f = 0.0;
+                    if (ds[c] >= 0) {
+                        d1 = cur[ds[c]];
+                        d0 = prev[ds[c]];
+                    }
+                    if (bs[c] >= 0) b1 = cur[bs[c]];
+                    if (fs[c] >= 0) f = (double)cur[fs[c]];
+                    else if (fs[c] == -2) f = 10000000.0;
+                    line[oc[c]] = cook_one(k, cur[ns[c]], prev[ns[c]], d1, d0, b1, f);
+                }
+            }
+            lo = hi;
         }
+        if (r == 0) /* a two-sample value needs the column in the sample before */
+            for (Py_ssize_t c = 0; c < C; c++)
+                if (!ok[c] && kind[c] != K_RAW && kind[c] != K_FRACTION && kind[c] != K_ELAPSED) line[oc[c]] = NAN;
         int64_t *raw_line = raw_out + r * K;
         for (Py_ssize_t k = 0; k < K; k++) raw_line[k] = cur[rs[k]];
         int64_t *swap = prev;
@@ -235,8 +266,111 @@ static PyObject *cook(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* stack(records, length, stride, out): each record (a list of bytes-like fragments) copied into
+   one row of out (rows x stride bytes), at most length bytes, the rest of the row zeroed. */
+static PyObject *stack(PyObject *self, PyObject *args) {
+    PyObject *records, *target;
+    Py_ssize_t length, stride;
+    if (!PyArg_ParseTuple(args, "O!nnO", &PyList_Type, &records, &length, &stride, &target)) return NULL;
+    Py_ssize_t rows = PyList_GET_SIZE(records);
+    if (length < 0 || stride < length || (stride && rows > PY_SSIZE_T_MAX / stride)) {
+        PyErr_SetString(PyExc_ValueError, "stack: length outside the row");
+        return NULL;
+    }
+    buf_t out = {0};
+    if (get(target, &out, 1, 1, rows * stride, "stack output") < 0) {
+        if (out.held) PyBuffer_Release(&out.view);
+        return NULL;
+    }
+    uint8_t *dst = out.view.buf;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        PyObject *parts = PyList_GET_ITEM(records, i);
+        if (!PyList_Check(parts)) {
+            PyBuffer_Release(&out.view);
+            PyErr_SetString(PyExc_TypeError, "stack: each record must be a list of fragments");
+            return NULL;
+        }
+        Py_ssize_t pos = i * stride, end = pos + length;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(parts) && pos < end; j++) {
+            Py_buffer part;
+            if (PyObject_GetBuffer(PyList_GET_ITEM(parts, j), &part, PyBUF_SIMPLE) < 0) {
+                PyBuffer_Release(&out.view);
+                return NULL;
+            }
+            Py_ssize_t take = part.len < end - pos ? part.len : end - pos;
+            memcpy(dst + pos, part.buf, (size_t)take);
+            pos += take;
+            PyBuffer_Release(&part);
+        }
+        memset(dst + pos, 0, (size_t)(i * stride + stride - pos)); /* a short record: padded, then rejected */
+    }
+    PyBuffer_Release(&out.view);
+    Py_RETURN_NONE;
+}
+
+/* same(matrix, rows, stride, words, template, masks, out): out[r] = 1 when every structure word of
+   row r (8-byte word index words[w], bytes selected by masks[w]) equals template[w]. */
+static PyObject *same(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    Py_ssize_t rows, stride;
+    if (!PyArg_ParseTuple(args, "OnnOOOO", &o[0], &rows, &stride, &o[1], &o[2], &o[3], &o[4])) return NULL;
+    if (rows < 0 || stride < 0 || stride % 8 || (stride && rows > PY_SSIZE_T_MAX / stride)) {
+        PyErr_SetString(PyExc_ValueError, "same: sizes out of range");
+        return NULL;
+    }
+    buf_t b[5];
+    memset(b, 0, sizeof b);
+    Py_ssize_t W = 0;
+    int fail = get(o[0], &b[0], 0, 1, rows * stride, "matrix");
+    if (!fail) {
+        if (PyObject_GetBuffer(o[1], &b[1].view, PyBUF_C_CONTIGUOUS) < 0) fail = 1;
+        else {
+            b[1].held = 1;
+            W = b[1].view.len / 8;
+        }
+    }
+    fail = fail || get(o[1], &b[2], 0, 8, W, "words") || get(o[2], &b[3], 0, 8, W, "template") ||
+           get(o[3], &b[4], 0, 8, W, "masks");
+    buf_t res = {0};
+    fail = fail || get(o[4], &res, 1, 1, rows, "same output");
+    const int64_t *words = fail ? NULL : b[2].view.buf;
+    for (Py_ssize_t w = 0; w < W && !fail; w++)
+        if (words[w] < 0 || words[w] >= stride / 8) {
+            PyErr_Format(PyExc_ValueError, "same: structure word %zd outside the row", w);
+            fail = 1;
+        }
+    if (fail) {
+        release(b, 5);
+        if (res.held) PyBuffer_Release(&res.view);
+        return NULL;
+    }
+    const uint8_t *m = b[0].view.buf;
+    const uint64_t *t = b[3].view.buf, *mask = b[4].view.buf;
+    uint8_t *ok = res.view.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const uint8_t *row = m + r * stride;
+        uint8_t equal = 1;
+        for (Py_ssize_t w = 0; w < W; w++) {
+            uint64_t v;
+            memcpy(&v, row + 8 * words[w], 8);
+            if ((v ^ t[w]) & mask[w]) {
+                equal = 0;
+                break;
+            }
+        }
+        ok[r] = equal;
+    }
+    Py_END_ALLOW_THREADS
+    release(b, 5);
+    PyBuffer_Release(&res.view);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"cook", cook, METH_VARARGS, "Gather and cook stacked .blg sample rows (see the module comment)."},
+    {"stack", stack, METH_VARARGS, "Copy records' fragments into rows of a byte matrix."},
+    {"same", same, METH_VARARGS, "Which rows have a layout's structure bytes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1059,7 +1059,7 @@ class _Decoder:
             while stop < len(records) and _declared_length(records[stop].head(8)) == length:
                 stop += 1
             group = records[start:stop]
-            matrix = self.stacker.stack(group, length) if length else None
+            matrix = self.stacker.stack(group, length, native=self.native) if length else None
             row = 0
             while row < len(group):
                 layout = self.layout
@@ -1067,7 +1067,7 @@ class _Decoder:
                     matrix is None
                     or layout is None
                     or layout.length != length
-                    or not _same(layout, matrix[row : row + 1])[0]
+                    or not _same(layout, matrix[row : row + 1], native=self.native)[0]
                 ):
                     try:
                         layout = self.layout = self.layouts.parse(group[row].data, _where(group[row]))
@@ -1076,7 +1076,7 @@ class _Decoder:
                         row += 1
                         continue
                 assert matrix is not None
-                same = _same(layout, matrix[row + 1 :])
+                same = _same(layout, matrix[row + 1 :], native=self.native)
                 run = 1 + (int(np.argmin(same)) if not same.all() else len(same))
                 yield self._cook(layout, group[row : row + run], matrix[row : row + run])
                 row += run
@@ -1237,9 +1237,16 @@ def _declared_length(head: bytes) -> int:
 
 
 def _same(
-    layout: _Layout, matrix: np.ndarray[Any, np.dtype[np.uint8]]
+    layout: _Layout, matrix: np.ndarray[Any, np.dtype[np.uint8]], *, native: bool = False
 ) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Which rows have exactly the layout's structure (all structure bytes compared at once)."""
+    if native:
+        assert _blgcook is not None
+        equal = np.empty(len(matrix), dtype=np.bool_)
+        _blgcook.same(
+            matrix, len(matrix), matrix.shape[1], layout.words, layout.template, layout.masks, equal
+        )
+        return equal
     words = matrix.view(np.uint64)
     differs = ((words[:, layout.words] ^ layout.template) & layout.masks).any(axis=1)
     return np.asarray(~differs)
@@ -1256,12 +1263,18 @@ class _Stacker:
     def __init__(self) -> None:
         self.buffer = np.zeros(0, dtype=np.uint8)
 
-    def stack(self, records: list[_Record], length: int) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    def stack(
+        self, records: list[_Record], length: int, *, native: bool = False
+    ) -> np.ndarray[Any, np.dtype[np.uint8]]:
         stride = _stride(length)
         size = stride * len(records)
         if len(self.buffer) < size:
             self.buffer = np.empty(size, dtype=np.uint8)
         out = self.buffer[:size]
+        if native:
+            assert _blgcook is not None
+            _blgcook.stack([r.parts for r in records], length, stride, out)
+            return out.reshape(len(records), stride)
         row = 0
         for record in records:
             position = row
