@@ -26,6 +26,7 @@ bench: $(STAMP)
 samples: $(STAMP)
 	$(BIN)/python samples/make_samples.py
 	$(BIN)/python samples/make_vmax.py
+	$(BIN)/python samples/make_trends.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report import convert as counter_convert
+from esrp_report import trends
 from esrp_report.assess import SolutionAssessment, assess
 from esrp_report.audit import AuditResult, audit
 from esrp_report.document import Document, build_document
@@ -22,8 +23,9 @@ from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.ingest.published import read_document
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
+from esrp_report.ingest.trend_spec import load_trend_table
 from esrp_report.manifest_init import init_manifest
-from esrp_report.model import Manifest, Problem, Solution
+from esrp_report.model import Manifest, Problem, Run, Solution, TestKind
 from esrp_report.render import payload
 from esrp_report.render.audit_report import render_audit_html
 from esrp_report.render.charts import draw
@@ -36,8 +38,10 @@ from esrp_report.render.html import (
     render_print,
 )
 from esrp_report.render.pdf import PartJob, join_parts, render_part, render_pdf, warm_up
+from esrp_report.render.trends_report import render_compare_html
 from esrp_report.rules import load_rules
 from esrp_report.sizing import SizingResult, SizingSpec, size
+from esrp_report.trends import Comparison, PublishedTable
 
 
 def check(
@@ -120,12 +124,16 @@ __all__ = [
     "audit_document",
     "build",
     "check",
+    "compare_paths",
+    "compare_runs",
     "convert_counter_log",
     "init_manifest",
     "inspect",
+    "load_compared_run",
     "size_design",
     "solution_from_manifest",
     "write_audit_report",
+    "write_compare_report",
 ]
 
 
@@ -295,6 +303,132 @@ def write_audit_report(
         written.append(target)
     if "pdf" in formats:
         target = out_dir / f"{stem}.pdf"
+        target.write_bytes(render_pdf(html, allowed_roots=[TEMPLATES]).pdf)
+        written.append(target)
+    return written
+
+
+# --- comparisons across runs (esrp-report compare; docs/compare.md) ---------------------------------
+
+
+def load_compared_run(path: Path) -> list[Run]:
+    """The Performance runs a RUN argument names: every server's under a results folder, or one
+    report file (with the Jetstress configuration XML beside it, for the planned IOPS)."""
+    if not path.exists():
+        raise InputError(path, "no such file or folder")
+    paths = [path]
+    if path.is_file():
+        paths += [
+            p
+            for p in sorted(path.parent.glob("*.xml"))
+            if p.resolve() != path.resolve() and ev.detect_format(p) == ev.CONFIG_XML
+        ]
+    solution = ev.load_solution(paths, path.name)
+    return [run for server in solution.servers for run in server.runs if run.kind is TestKind.PERFORMANCE]
+
+
+def _labels(paths: Sequence[Path]) -> list[str]:
+    """Each path's name, with as many parent folders as it takes to tell them apart."""
+    parts = [p.resolve().parts for p in paths]
+    depth = 1
+    while True:
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels) or depth >= max(len(p) for p in parts):
+            return labels
+        depth += 1
+
+
+def compare_runs(
+    runs: Sequence[tuple[str, Run | Sequence[Run]]],
+    *,
+    baseline: str | int | None = None,
+    published: PublishedTable | None = None,
+) -> Comparison:
+    """Compare labelled runs (a Run, or the Runs of one test on several servers).
+
+    ``baseline``: a label, or a 0-based position; default the published table's 100 % column,
+    else the first run. ``published``: a printed table to check (one column per run)."""
+    figures = [trends.run_figures(label, chosen) for label, chosen in runs]
+    if published is not None:
+        trends.fits(published, len(figures))
+    if isinstance(baseline, int):
+        index = baseline
+    elif baseline is not None:
+        matches = [i for i, (label, _) in enumerate(runs) if label == baseline]
+        if not matches:
+            raise trends.TrendError(
+                f"baseline {baseline!r} is none of the runs ({', '.join(label for label, _ in runs)})"
+            )
+        index = matches[0]
+    else:
+        index = (published.baseline() if published is not None else None) or 0
+    comparison = trends.compare(figures, index)
+    if published is not None:
+        comparison.check = trends.check_published(comparison, published)
+    return comparison
+
+
+def compare_paths(
+    paths: Sequence[Path],
+    *,
+    baseline: str | None = None,
+    published: Path | None = None,
+    table: str | None = None,
+) -> Comparison:
+    """``esrp-report compare``: each path a results folder (one or more servers) or a report file.
+    ``baseline`` names one of them: as given, by its label, or by its 1-based position."""
+    if not paths:
+        raise trends.TrendError("nothing to compare: give two or more results folders or reports")
+    labels = _labels(paths)
+    runs: list[tuple[str, Run | Sequence[Run]]] = []
+    for label, path in zip(labels, paths, strict=True):
+        found = load_compared_run(path)
+        if not found:
+            raise trends.TrendError(f"run {label!r} ({path}): no Performance test report found")
+        runs.append((label, found))
+    index: int | None = None
+    if baseline is not None:
+        given = [str(p) for p in paths]
+        resolved = [p.resolve() for p in paths]
+        candidates = [
+            i
+            for i in range(len(paths))
+            if baseline in (given[i], labels[i], paths[i].name) or Path(baseline).resolve() == resolved[i]
+        ]
+        if not candidates and baseline.isdigit() and 1 <= int(baseline) <= len(paths):
+            candidates = [int(baseline) - 1]
+        if not candidates:
+            raise trends.TrendError(
+                f"--baseline {baseline!r} is none of the runs given ({', '.join(given)}); "
+                "name one as given, by its folder name or by its position (1, 2, ...)"
+            )
+        index = candidates[0]
+    table_spec = load_trend_table(published, table) if published is not None else None
+    return compare_runs(runs, baseline=index, published=table_spec)
+
+
+def write_compare_report(
+    comparison: Comparison,
+    out_dir: Path,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    generated: datetime | None = None,
+    stem: str = "compare",
+) -> list[Path]:
+    """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    when = generated or datetime.now(UTC)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "html" in formats:
+        target = out_dir / f"{stem}.html"
+        target.write_text(render_compare_html(comparison, generated=when), encoding="utf-8")
+        written.append(target)
+    if "pdf" in formats:
+        target = out_dir / f"{stem}.pdf"
+        html = render_compare_html(comparison, generated=when, for_pdf=True)
         target.write_bytes(render_pdf(html, allowed_roots=[TEMPLATES]).pdf)
         written.append(target)
     return written

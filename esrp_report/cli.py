@@ -20,7 +20,7 @@ from esrp_report.audit import AuditResult
 from esrp_report.cli_catalog import catalog_app
 from esrp_report.errors import EsrpError
 from esrp_report.model import PLACEHOLDER
-from esrp_report.render import payload, sizing_view
+from esrp_report.render import payload, sizing_view, trends_report
 from esrp_report.render.numbers import fmt_number
 from esrp_report.rules import RuleResult, Status
 
@@ -450,6 +450,77 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
         console.print(table)
     for note in result.notes:
         console.print(f"note: {note}", markup=False)
+
+
+@app.command()
+def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Results folders (one Performance test, on one or more servers) or report files, "
+            "one per column, in order."
+        ),
+    ],
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="The run the others are a percentage of: as given, its folder name or its position "
+            "(default: the published table's 100 % column, else the first).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Also write an HTML/PDF report (compare.*) here.")
+    ] = None,
+    formats: Annotated[str, typer.Option("--format", help="Report formats with -o: html, pdf.")] = "html,pdf",
+    as_json: JsonOption = False,
+    published: Annotated[
+        Path | None,
+        typer.Option(
+            "--published", help="A printed trend table (TOML, docs/compare.md) to check against the runs."
+        ),
+    ] = None,
+    table: Annotated[
+        str | None,
+        typer.Option("--table", help="Which table of the --published file (when it holds several)."),
+    ] = None,
+) -> None:
+    """Compare runs as % of a baseline [absolute]: planned, total, transactional, log and
+    differential IOPS, latencies, and latencies equated to the planned IOPS.
+
+    Exit status: 0; 1 when a --published figure is flagged or differs from the runs; 2 unusable input.
+    """
+    try:
+        comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
+        written = (
+            api.write_compare_report(
+                comparison, out, formats=tuple(f.strip() for f in formats.split(",") if f.strip())
+            )
+            if out is not None
+            else []
+        )
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(trends_report.compare_payload(comparison), indent=2))
+    else:
+        console = _console()
+        view = trends_report.compare_view(comparison)
+        for rich_table in trends_report.compare_tables(view):
+            console.print(rich_table)
+        for note in view.notes:
+            console.print(f"note: {note}", markup=False)
+        if view.check:
+            style = "bold red" if view.flags else "yellow" if view.differences else "green"
+            console.print(
+                f"[{style}]{view.flags} flagged, {view.differences} different from the runs[/] "
+                f"of {len(view.check)} printed figures",
+                markup=True,
+            )
+        for path in written:
+            console.print(f"wrote {path}")
+    check = comparison.check
+    raise typer.Exit(EXIT_FAIL if check is not None and (check.flags or check.differences) else EXIT_PASS)
 
 
 @app.command()

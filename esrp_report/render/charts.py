@@ -43,10 +43,10 @@ def _pyplot() -> Any:
     return plt
 
 
-def _svg(fig: Figure, prefix: str, bottom: float = 0.2) -> str:
+def _svg(fig: Figure, prefix: str, bottom: float = 0.2, right: float = 0.98) -> str:
     buffer = io.StringIO()
     # Fixed margins, not bbox_inches="tight": a tight box draws every figure twice.
-    fig.subplots_adjust(left=0.09, right=0.98, top=0.88, bottom=bottom)
+    fig.subplots_adjust(left=0.09, right=right, top=0.88, bottom=bottom)
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"})
     _pyplot().close(fig)
     text = buffer.getvalue()
@@ -119,6 +119,59 @@ def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]]
         return _svg(fig, prefix, bottom=0.3)
 
 
+LATENCY_COLOURS = ("#c55a11", "#70ad47", "#7f3f98")
+
+
+def trend_chart(
+    labels: Sequence[str],
+    parts: Mapping[str, Sequence[float]],
+    latencies: Mapping[str, Sequence[float]],
+    prefix: str,
+) -> str:
+    """004's figures: per run, IOPS stacked by kind (transactional, log, differential) as bars,
+    and the latencies as lines with markers on a second axis (ms)."""
+    plt = _pyplot()
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6.6, 3.0))
+        xs = list(range(len(labels)))
+        bottom = [0.0] * len(labels)
+        handles = []
+        for i, (name, values) in enumerate(parts.items()):
+            shown = [max(v, 0.0) for v in values]  # a negative differential cannot be stacked
+            handles.append(ax.bar(xs, shown, bottom=bottom, width=0.6, color=PALETTE[i % 3], label=name))
+            bottom = [b + v for b, v in zip(bottom, shown, strict=True)]
+        ax.set_ylabel("IOPS")
+        ax.grid(axis="x", visible=False)
+        turned = len(labels) > 3 or max((len(label) for label in labels), default=0) > 24
+        ax.set_xticks(xs, labels, rotation=20 if turned else 0, ha="right" if turned else "center")
+        right = ax.twinx()
+        right.spines["right"].set_visible(True)
+        right.grid(False)
+        for i, (name, values) in enumerate(latencies.items()):
+            (line,) = right.plot(
+                xs,
+                list(values),
+                color=LATENCY_COLOURS[i % 3],
+                marker="o",
+                markersize=3.5,
+                linewidth=1.4,
+                label=name,
+            )
+            handles.append(line)
+        right.set_ylabel("latency (ms)")
+        right.set_ylim(bottom=0, top=max((v for vs in latencies.values() for v in vs), default=1.0) * 1.15)
+        ax.set_xlim(-0.6, len(labels) - 0.4)
+        ax.legend(
+            handles=handles,
+            loc="lower left",
+            bbox_to_anchor=(0.0, 1.0),
+            ncols=3,
+            frameon=False,
+            fontsize=7,
+        )
+        return _svg(fig, prefix, bottom=0.3 if turned else 0.12, right=0.91)
+
+
 @dataclass(frozen=True)
 class ChartSpec:
     """What to draw, in plain picklable data, so charts can be drawn in worker processes.
@@ -126,7 +179,7 @@ class ChartSpec:
     ``key`` names the chart's place in a document and prefixes its SVG ids."""
 
     key: str
-    kind: str  # "latency", "achieved" or "split"
+    kind: str  # "latency", "achieved", "split" or "trend"
     args: tuple[Any, ...]
 
 
@@ -140,4 +193,7 @@ def draw(spec: ChartSpec) -> str:
     if spec.kind == "split":
         labels, parts = spec.args
         return iops_split_chart(labels, parts, spec.key)
+    if spec.kind == "trend":
+        labels, parts, latencies = spec.args
+        return trend_chart(labels, parts, latencies, spec.key)
     raise ValueError(f"unknown chart kind {spec.kind!r}")
