@@ -383,3 +383,24 @@ def test_dask_local_cluster_with_two_workers_gives_the_local_catalog(
         report = ingest([archive_set], tmp_path / "cat", dask_address=cluster.scheduler_address)
     assert report.runs_added == 45 and not report.failures
     assert snapshot(tmp_path / "cat") == reference_catalog[0]
+
+
+def test_a_catalogued_run_comes_back_as_the_model_run_for_comparisons(tmp_path: Path) -> None:
+    from esrp_report.ingest.evidence import load_solution
+
+    ingest([SAMPLES / "EMAIL5"], tmp_path / "cat", jobs=1)
+    original = next(
+        r for r in load_solution([SAMPLES / "EMAIL5"]).servers[0].runs if r.kind.value == "Performance"
+    )
+    with Catalog.open(tmp_path / "cat", read_only=True) as catalog:
+        (run,) = query.load_runs(catalog, "EMAIL5")  # a design: its Performance runs
+        assert query.load_runs(catalog, run.sources[0].removeprefix("catalog:")[:10])[0].tables == run.tables
+    assert (run.machine, run.kind, run.test_start) == (original.machine, original.kind, original.test_start)
+    assert run.config is not None and original.config is not None
+    assert run.config.target_iops == original.config.target_iops == pytest.approx(1400)
+    assert run.sizing.achieved_iops == original.sizing.achieved_iops
+    assert set(run.tables) == set(original.tables)
+    for kind, table in original.tables.items():
+        assert [(r.instance, r.values) for r in run.tables[kind].rows] == [
+            (r.instance, {k: v for k, v in r.values.items() if v is not None}) for r in table.rows
+        ], kind

@@ -161,6 +161,14 @@ def export(catalog: Catalog, out_dir: Path) -> list[Path]:
     return written
 
 
+def load_runs(catalog: Catalog, ref: str, kind: str = "Performance") -> list[Run]:
+    """A design's runs of one test kind (``ref`` names a design), or the one run ``ref`` names."""
+    ids = catalog.frame(
+        "SELECT run_id FROM runs WHERE design = ? AND kind = ? ORDER BY server, run_id", [ref, kind]
+    )["run_id"].to_list()
+    return [load_run(catalog, run_id) for run_id in ids] if ids else [load_run(catalog, ref)]
+
+
 def load_run(catalog: Catalog, ref: str) -> Run:
     """The run as the model knows it, from what the catalog stored (report tables first)."""
     run_id = resolve_run(catalog, ref)
