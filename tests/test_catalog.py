@@ -401,6 +401,6 @@ def test_a_catalogued_run_comes_back_as_the_model_run_for_comparisons(tmp_path: 
     assert run.sizing.achieved_iops == original.sizing.achieved_iops
     assert set(run.tables) == set(original.tables)
     for kind, table in original.tables.items():
-        assert [(r.instance, r.values) for r in run.tables[kind].rows] == [
-            (r.instance, {k: v for k, v in r.values.items() if v is not None}) for r in table.rows
-        ], kind
+        assert {r.instance: r.values for r in run.tables[kind].rows} == {
+            r.instance: {k: v for k, v in r.values.items() if v is not None} for r in table.rows
+        }, kind
