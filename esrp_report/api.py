@@ -16,6 +16,8 @@ from esrp_report import convert as counter_convert
 from esrp_report import trends
 from esrp_report.assess import SolutionAssessment, assess
 from esrp_report.audit import AuditResult, audit
+from esrp_report.catalog.query import load_runs
+from esrp_report.catalog.store import Catalog
 from esrp_report.document import Document, build_document
 from esrp_report.errors import EsrpError, InputError
 from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result_xml, test_log
@@ -124,6 +126,7 @@ __all__ = [
     "audit_document",
     "build",
     "check",
+    "compare_catalog",
     "compare_paths",
     "compare_runs",
     "convert_counter_log",
@@ -403,6 +406,35 @@ def compare_paths(
                 "name one as given, by its folder name or by its position (1, 2, ...)"
             )
         index = candidates[0]
+    table_spec = load_trend_table(published, table) if published is not None else None
+    return compare_runs(runs, baseline=index, published=table_spec)
+
+
+def compare_catalog(
+    refs: Sequence[str],
+    catalog_dir: Path,
+    *,
+    baseline: str | None = None,
+    published: Path | None = None,
+    table: str | None = None,
+) -> Comparison:
+    """``esrp-report compare --catalog DIR``: each ref a design (its Performance runs, one per
+    server) or a run id (or unique prefix) from ``catalog list``."""
+    if not refs:
+        raise trends.TrendError("nothing to compare: give two or more run ids or designs")
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        runs: list[tuple[str, Run | Sequence[Run]]] = [(ref, load_runs(catalog, ref)) for ref in refs]
+    index: int | None = None
+    if baseline is not None:
+        if baseline in refs:
+            index = list(refs).index(baseline)
+        elif baseline.isdigit() and 1 <= int(baseline) <= len(refs):
+            index = int(baseline) - 1
+        else:
+            raise trends.TrendError(
+                f"--baseline {baseline!r} is none of the runs given ({', '.join(refs)}); "
+                "name one as given or by its position (1, 2, ...)"
+            )
     table_spec = load_trend_table(published, table) if published is not None else None
     return compare_runs(runs, baseline=index, published=table_spec)
 

@@ -484,6 +484,12 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
         str | None,
         typer.Option("--table", help="Which table of the --published file (when it holds several)."),
     ] = None,
+    catalog: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog", help="RUNs are run ids or designs of this catalog (esrp-report catalog list)."
+        ),
+    ] = None,
 ) -> None:
     """Compare runs as % of a baseline [absolute]: planned, total, transactional, log and
     differential IOPS, latencies, and latencies equated to the planned IOPS.
@@ -491,7 +497,11 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0; 1 when a --published figure is flagged or differs from the runs; 2 unusable input.
     """
     try:
-        comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
+        if catalog is not None:
+            refs = [str(r) for r in runs]
+            comparison = api.compare_catalog(refs, catalog, baseline=baseline, published=published, table=table)
+        else:
+            comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
         written = (
             api.write_compare_report(
                 comparison, out, formats=tuple(f.strip() for f in formats.split(",") if f.strip())

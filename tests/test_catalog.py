@@ -404,3 +404,34 @@ def test_a_catalogued_run_comes_back_as_the_model_run_for_comparisons(tmp_path: 
         assert {r.instance: r.values for r in run.tables[kind].rows} == {
             r.instance: {k: v for k, v in r.values.items() if v is not None} for r in table.rows
         }, kind
+
+
+def test_compare_takes_catalogued_runs_and_designs_and_gives_the_folders_figures(tmp_path: Path) -> None:
+    trends = SAMPLES / "trends"
+    data = SAMPLES / "data" / "trends-004.toml"
+    catalog_dir = tmp_path / "cat"
+    ingest([trends / "table-04", trends / "table-20-series-1"], catalog_dir, jobs=1)
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        runs = query.list_runs(catalog).sort("location")
+    table_04 = runs.filter(pl.col("design") == "table-04")["run_id"].to_list()
+    assert len(table_04) == 3  # one server per column: a column is one run
+
+    def compared(*args: str) -> dict[str, Any]:
+        result = runner.invoke(app, ["compare", *args, "--json", "--published", str(data)])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)  # type: ignore[no-any-return]
+
+    folders = sorted(str(p) for p in (trends / "table-04").iterdir())
+    by_folder = compared(*folders, "--table", "table-04")
+    by_catalog = compared(*table_04, "--catalog", str(catalog_dir), "--table", "table-04")
+    assert [r["cells"] for r in by_catalog["rows"]] == [r["cells"] for r in by_folder["rows"]]
+    assert by_catalog["published"]["flags"] == 0 and len(by_catalog["published"]["cells"]) == 15
+
+    # Several hosts in one column: the column is a design (its Performance runs, one per server).
+    first = runs.filter(pl.col("design") == "table-20-series-1")["run_id"].to_list()
+    designs = ["table-20-series-1/2-10000-users", "table-20-series-1/3-15000-users"]
+    series = compared(*first, *designs, "--catalog", str(catalog_dir), "--table", "table-20-series-1")
+    total = next(r for r in series["rows"] if r["figure"] == "total")
+    assert [c["text"] for c in total["cells"]] == ["100% [1530 IOPS]", "177% [2714 IOPS]", "280% [4286 IOPS]"]
+    unknown = runner.invoke(app, ["compare", "nope", *first, "--catalog", str(catalog_dir)])
+    assert unknown.exit_code == 2 and "no run 'nope'" in unknown.output
