@@ -103,10 +103,17 @@ def render_part(job: PartJob) -> PartResult:
 
 
 def warm_up() -> None:
-    """Load WeasyPrint and matplotlib in a fresh worker while the parent is still reading evidence."""
-    import weasyprint  # noqa: F401, PLC0415
+    """Load WeasyPrint and matplotlib and use each once (fontconfig and Pango set up, matplotlib's
+    font cache read): about 2 s of CPU that every worker would otherwise pay before its first
+    piece. Run once, in the process the workers are forked from (render/print_worker.py)."""
+    from esrp_report.render.charts import ChartSpec, draw  # noqa: PLC0415
 
-    import esrp_report.render.charts  # noqa: F401, PLC0415
+    render_pdf(
+        "<p style=\"font-family: 'DejaVu Sans'\">warm <b>up</b></p>"
+        "<pre style=\"font-family: 'DejaVu Sans Mono'\">0.000</pre>",
+        allowed_roots=[],
+    )
+    draw(ChartSpec("warm-up", "achieved", (["a"], [1.0], [1.0])))
 
 
 @dataclass
@@ -129,6 +136,72 @@ _HELVETICA = {
 }
 
 
+class PdfJoiner:
+    """Joins the pieces in document order, one at a time: a piece can be appended as soon as it is
+    laid out, while the workers are still laying out the later ones."""
+
+    def __init__(self) -> None:
+        from pypdf import PdfWriter  # noqa: PLC0415
+
+        self.writer = PdfWriter()
+        self.readers: list[Any] = []
+        self.starts: list[int] = []
+
+    def add(self, result: PartResult) -> None:
+        from pypdf import PdfReader  # noqa: PLC0415
+
+        reader = PdfReader(io.BytesIO(result.pdf))
+        self.starts.append(len(self.writer.pages))
+        self.writer.append(reader, import_outline=False)
+        self.readers.append(reader)
+
+    def finish(
+        self,
+        *,
+        appendix_title: str,
+        anchors: list[str | None],
+        number_from: int = 1,
+        margin_mm: tuple[float, float] = (16.0, 20.0),
+    ) -> Joined:
+        """Outline (each server's bookmarks under ``appendix_title``), links to each server's
+        anchor pointed at its first page, and "Page n of N" on every page from ``number_from``
+        (0-based; the title page has none)."""
+        from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
+
+        writer, readers, starts = self.writer, self.readers, self.starts
+        appendix_item = _copy_outline(
+            writer, readers[0], readers[0].outline, offset=0, parent=None, find=appendix_title
+        )
+        for reader, start in zip(readers[1:], starts[1:], strict=True):
+            _copy_outline(writer, reader, reader.outline, offset=start, parent=appendix_item, find=None)
+
+        names = writer.get_named_dest_root()
+        for anchor, start in zip(anchors, starts, strict=True):
+            if anchor is None:
+                continue
+            for i in range(len(names) - 2, -1, -2):
+                if str(names[i]) == anchor:
+                    del names[i : i + 2]
+            page = writer.pages[start]
+            top = float(page.mediabox.top)
+            writer.add_named_destination_array(
+                TextStringObject(anchor),
+                ArrayObject(
+                    [
+                        page.indirect_reference,
+                        NameObject("/XYZ"),
+                        NullObject(),
+                        FloatObject(top),
+                        NullObject(),
+                    ]
+                ),
+            )
+        _stamp_page_numbers(writer, number_from, margin_mm)
+        out = io.BytesIO()
+        writer.write(out)
+        return Joined(out.getvalue(), len(writer.pages))
+
+
 def join_parts(
     results: list[PartResult],
     *,
@@ -137,46 +210,13 @@ def join_parts(
     number_from: int = 1,
     margin_mm: tuple[float, float] = (16.0, 20.0),
 ) -> Joined:
-    """Join the pieces in order: outline (each server's bookmarks under ``appendix_title``),
-    links to each server's anchor pointed at its first page, and "Page n of N" on every page from
-    ``number_from`` (0-based; the title page has none)."""
-    from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
-    from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
-
-    writer = PdfWriter()
-    readers = []
-    starts = []
+    """Join the pieces in order (see ``PdfJoiner``)."""
+    joiner = PdfJoiner()
     for result in results:
-        reader = PdfReader(io.BytesIO(result.pdf))
-        starts.append(len(writer.pages))
-        writer.append(reader, import_outline=False)
-        readers.append(reader)
-
-    appendix_item = _copy_outline(
-        writer, readers[0], readers[0].outline, offset=0, parent=None, find=appendix_title
+        joiner.add(result)
+    return joiner.finish(
+        appendix_title=appendix_title, anchors=anchors, number_from=number_from, margin_mm=margin_mm
     )
-    for reader, start in zip(readers[1:], starts[1:], strict=True):
-        _copy_outline(writer, reader, reader.outline, offset=start, parent=appendix_item, find=None)
-
-    names = writer.get_named_dest_root()
-    for anchor, start in zip(anchors, starts, strict=True):
-        if anchor is None:
-            continue
-        for i in range(len(names) - 2, -1, -2):
-            if str(names[i]) == anchor:
-                del names[i : i + 2]
-        page = writer.pages[start]
-        top = float(page.mediabox.top)
-        writer.add_named_destination_array(
-            TextStringObject(anchor),
-            ArrayObject(
-                [page.indirect_reference, NameObject("/XYZ"), NullObject(), FloatObject(top), NullObject()]
-            ),
-        )
-    _stamp_page_numbers(writer, number_from, margin_mm)
-    out = io.BytesIO()
-    writer.write(out)
-    return Joined(out.getvalue(), len(writer.pages))
 
 
 def _copy_outline(
