@@ -171,12 +171,23 @@ static PyObject *cook(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < K && !bad; k++)
         if (rs[k] < 0 || rs[k] >= S) bad = "raw slot outside the slots", at = k;
     int64_t *cur = NULL, *prev = NULL;
+    Py_ssize_t *wide = NULL, *narrow = NULL, S8 = 0, S4 = 0;
     if (!bad) {
         cur = PyMem_Malloc(sizeof(int64_t) * (size_t)(S ? S : 1));
         prev = PyMem_Malloc(sizeof(int64_t) * (size_t)(S ? S : 1));
-        if (!cur || !prev) {
+        /* Slots by width: two loops without a branch per value. */
+        wide = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(S ? S : 1));
+        narrow = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(S ? S : 1));
+        if (cur && prev && wide && narrow)
+            for (Py_ssize_t s = 0; s < S; s++) {
+                if (wid[s] == 8) wide[S8++] = s;
+                else narrow[S4++] = s;
+            }
+        if (!cur || !prev || !wide || !narrow) {
             PyMem_Free(cur);
             PyMem_Free(prev);
+            PyMem_Free(wide);
+            PyMem_Free(narrow);
             release(b, 15);
             PyBuffer_Release(&last.view);
             return PyErr_NoMemory();
@@ -192,16 +203,15 @@ static PyObject *cook(PyObject *self, PyObject *args) {
     memcpy(prev, prev_row, sizeof(int64_t) * (size_t)S);
     for (Py_ssize_t r = 0; r < rows; r++) {
         const uint8_t *row = matrix + r * stride;
-        for (Py_ssize_t s = 0; s < S; s++) {
-            if (wid[s] == 8) {
-                int64_t v;
-                memcpy(&v, row + pos[s], 8);
-                cur[s] = v;
-            } else {
-                uint32_t v;
-                memcpy(&v, row + pos[s], 4);
-                cur[s] = (int64_t)v;
-            }
+        for (Py_ssize_t i = 0; i < S8; i++) {
+            int64_t v;
+            memcpy(&v, row + pos[wide[i]], 8);
+            cur[wide[i]] = v;
+        }
+        for (Py_ssize_t i = 0; i < S4; i++) {
+            uint32_t v;
+            memcpy(&v, row + pos[narrow[i]], 4);
+            cur[narrow[i]] = (int64_t)v;
         }
         double *line = out + r * width;
         /* Columns come grouped by formula: one loop per run of a formula, no switch per cell. */
@@ -232,6 +242,24 @@ static PyObject *cook(PyObject *self, PyObject *args) {
                 }
                 break;
             }
+            case K_RAW:
+                for (Py_ssize_t c = lo; c < hi; c++) line[oc[c]] = (double)cur[ns[c]];
+                break;
+            case K_FRACTION:
+                for (Py_ssize_t c = lo; c < hi; c++) {
+                    int64_t d1 = ds[c] >= 0 ? cur[ds[c]] : 0;
+                    line[oc[c]] = d1 == 0 ? 0.0 : 100.0 * (double)cur[ns[c]] / (double)d1;
+                }
+                break;
+            case K_AVERAGE:
+                for (Py_ssize_t c = lo; c < hi; c++) {
+                    int64_t dn = sub(cur[ns[c]], prev[ns[c]]);
+                    int64_t dd = ds[c] >= 0 ? sub(cur[ds[c]], prev[ds[c]]) : 0;
+                    double v = (double)dn / (double)dd;
+                    if (dd == 0) v = 0.0; /* no operations in the interval: shown as 0 */
+                    line[oc[c]] = (dd < 0 || dn < 0) ? NAN : v;
+                }
+                break;
             default:
                 for (Py_ssize_t c = lo; c < hi; c++) {
                     int64_t d1 = 0, d0 = 0, b1 = 0;
@@ -261,6 +289,8 @@ static PyObject *cook(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyMem_Free(cur);
     PyMem_Free(prev);
+    PyMem_Free(wide);
+    PyMem_Free(narrow);
     release(b, 15);
     PyBuffer_Release(&last.view);
     Py_RETURN_NONE;

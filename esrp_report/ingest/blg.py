@@ -64,6 +64,12 @@ except ImportError:  # built without a C compiler: the NumPy engine serves
 ENGINES = ("auto", "native", "numpy")
 ENGINE = "auto"  # what BlgFile uses when not told: the compiled engine when it was built
 
+
+def native_engine_built() -> bool:
+    """Was the compiled engine built (a C compiler at install)?"""
+    return _blgcook is not None
+
+
 BUFFER_HEADER = 0x48
 _PDH_EVENT_HEADER = 48
 _FRAGMENT_PREFIX = 24
