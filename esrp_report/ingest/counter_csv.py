@@ -232,7 +232,12 @@ def _read_header(data: memoryview, source: Path) -> _Header:
             found=line[:80],
         )
     separator = _separator(line, match.group("kind"))
-    cells = next(csv.reader([line], delimiter=separator, quotechar='"'))
+    try:
+        cells = next(csv.reader([line], delimiter=separator, quotechar='"'))
+    except csv.Error as exc:  # a cell past the csv module's field limit: no counter path is that long
+        raise CounterLogError(
+            source, f"unreadable header: {exc}", location="line 1", expected=_EXPECTED_HEADER
+        ) from None
     zone, bias, problems = _zone_and_bias(cells[0], source)
     if len(cells) < 2:
         raise CounterLogError(
@@ -339,7 +344,7 @@ def _body(data: memoryview, header: _Header, fields: int) -> tuple[_Body, list[_
     if not tail.strip(b"\x00\r\n\t \x1a"):
         return _Body(data, start, line_start), []  # padding after the last line end: nothing lost
     text = tail.decode("utf-8", errors="replace").rstrip("\r")
-    cells = next(csv.reader([text], delimiter=header.separator, quotechar='"'), [])
+    cells = _cells(text, header.separator)
     quotes_closed = text.count('"') % 2 == 0 and (not text.startswith('"') or text.endswith('"'))
     if quotes_closed and len(cells) == fields:
         return _Body(data, start, size), []  # a whole row that only lacks its line end
@@ -347,6 +352,15 @@ def _body(data: memoryview, header: _Header, fields: int) -> tuple[_Body, list[_
     return _Body(data, start, line_start), [
         _Damage("last line is cut short (file truncated?); row dropped", [line], 1)
     ]
+
+
+def _cells(text: str, separator: str) -> list[str]:
+    """The cells of one damaged row, to describe it. A cell past the csv module's field limit
+    (128 KiB) is split without quote handling instead: a description, never a crash."""
+    try:
+        return next(csv.reader([text], delimiter=separator, quotechar='"'), [])
+    except csv.Error:
+        return [cell.strip('"') for cell in text.split(separator)]
 
 
 class _Lines:
@@ -370,7 +384,7 @@ class _Lines:
         return self.raw[start:end].decode("utf-8", errors="replace").rstrip("\r")
 
     def cells(self, line: int, separator: str) -> list[str]:
-        return next(csv.reader([self.text(line)], delimiter=separator, quotechar='"'), [])
+        return _cells(self.text(line), separator)
 
     def find(self, texts: list[str]) -> list[int | None]:
         """The line of each skipped row's text (identical texts: successive occurrences)."""

@@ -125,6 +125,10 @@ def _read_evtx(path: Path) -> EventLog:
     log = EventLog(str(path), "evtx")
     try:
         with Evtx(str(path)) as archive:
+            # python-evtx reads any bytes as a log with no records; an empty log would pass the
+            # event-log rule, so a file that is not an .evtx at all is refused here.
+            if not archive.get_file_header().check_magic():
+                raise ValueError("no 'ElfFile' signature")
             for record in archive.records():
                 try:
                     xml = record.xml()

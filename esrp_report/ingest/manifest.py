@@ -109,7 +109,7 @@ class _Reader:
         return self.get(data, where, key, kind, **kw)
 
     def local_path(self, where: str, text: str) -> str:
-        """A relative path that stays inside the manifest's folder (no absolute paths, no ..)."""
+        """A relative path that stays inside the manifest's folder (no absolute paths, no .., no link out)."""
         for flavour in (PurePosixPath(text), PureWindowsPath(text)):
             if flavour.is_absolute() or flavour.anchor or ".." in flavour.parts:
                 raise self.fail(
@@ -117,6 +117,13 @@ class _Reader:
                     f"path {text!r} leaves the manifest's folder",
                     expected="a path relative to the manifest, without '..'",
                 )
+        folder = self.path.parent.resolve()
+        if not (folder / text).resolve().is_relative_to(folder):  # a symbolic link out of the folder
+            raise self.fail(
+                where,
+                f"path {text!r} leaves the manifest's folder through a symbolic link",
+                expected="a file or folder inside the manifest's folder",
+            )
         return text
 
 
