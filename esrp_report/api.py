@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +36,13 @@ from esrp_report.render.charts import draw
 from esrp_report.render.html import (
     APPENDIX_TITLE,
     TEMPLATES,
+    PrintPart,
     chart_plan,
     fill_charts,
+    iter_print,
     render_html,
-    render_print,
 )
-from esrp_report.render.pdf import PartJob, join_parts, render_part, render_pdf, warm_up
+from esrp_report.render.pdf import PartJob, PartResult, PdfJoiner, render_part, render_pdf
 from esrp_report.render.trends_report import render_compare_html
 from esrp_report.rules import load_rules
 from esrp_report.sizing import SizingResult, SizingSpec, size
@@ -213,9 +216,6 @@ def _build(
     jobs: int,
     pool: ProcessPoolExecutor | None,
 ) -> BuildResult:
-    if pool is not None:  # workers load their libraries while the evidence is read here
-        for _ in range(jobs):
-            pool.submit(warm_up)
     solution, labels = solution_from_manifest(manifest)
     progress(f"read the evidence of {len(solution.servers)} machines")
     base = Path(manifest.path).resolve().parent
@@ -228,24 +228,29 @@ def _build(
     stem = manifest_path.stem
     plan = chart_plan(doc)
     drawn: dict[str, str] = {}
-    pending = []
-    parts = []
+    parts: list[PrintPart] = []
+    pending: list[Future[PartResult]] = []
     if "pdf" in formats:
-        parts = render_print(doc, generated=when, plan=plan)
-        part_jobs = [PartJob(p.html, p.charts, [base, TEMPLATES], base) for p in parts]
-        progress(f"laying out {len(parts)} pieces of the PDF on {jobs} core{'s' if jobs > 1 else ''}")
-        pending = [pool.submit(render_part, job) for job in part_jobs] if pool else []
+        progress(f"laying out the PDF in pieces on {jobs} core{'s' if jobs > 1 else ''}")
+        # Each piece goes to a worker as soon as it is rendered; the body, the longest, first.
+        for part in iter_print(doc, generated=when, plan=plan):
+            parts.append(part)
+            if pool is not None:
+                pending.append(pool.submit(render_part, _part_job(part, base)))
     # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
     screen = render_html(doc, generated=when, plan=plan, drawn=None) if "html" in formats else None
     if "pdf" in formats:
-        pieces = [f.result() for f in pending] if pool else [render_part(job) for job in part_jobs]
-        joined = join_parts(
-            pieces, appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
-        )
-        for piece in pieces:
+        joiner = PdfJoiner()
+        for i, part in enumerate(parts):
+            # Joined in order as they come, while the later pieces are still being laid out.
+            piece = pending[i].result() if pool is not None else render_part(_part_job(part, base))
+            joiner.add(piece)
             drawn.update(piece.drawn)
             result.refused += piece.refused
             result.warnings += [w for w in piece.warnings if w not in result.warnings]
+        joined = joiner.finish(
+            appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+        )
         target = out_dir / f"{stem}.pdf"
         target.write_bytes(joined.pdf)
         result.files.append(target)
@@ -262,15 +267,37 @@ def _build(
     return result
 
 
+def _part_job(part: PrintPart, base: Path) -> PartJob:
+    return PartJob(part.html, part.charts, [base, TEMPLATES], base)
+
+
 @contextmanager
 def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     """Worker processes for the PDF's pieces and the charts; none when one core is asked for.
-    Spawned, not forked: the parent has Polars' threads running."""
+
+    Forked from a forkserver, never from this process (it has Polars' threads running). The
+    server loads and warms WeasyPrint and matplotlib once (render/print_worker.py; its only other
+    thread is OpenBLAS's, which handles fork), so the workers start with them ready: spawned, each
+    paid about 2 s of CPU for that. The server and the workers start now, while this process reads
+    the evidence."""
     if jobs == 1:
         yield None
         return
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["esrp_report.render.print_worker"])
+    forkserver.ensure_running()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        # A worker is created on a submit, which waits for the server's warm-up: not here.
+        threading.Thread(target=_start_workers, args=(pool, jobs), daemon=True).start()
         yield pool
+
+
+def _start_workers(pool: ProcessPoolExecutor, jobs: int) -> None:
+    try:
+        for _ in range(jobs):
+            pool.submit(os.getpid)
+    except RuntimeError:
+        pass  # the build ended (failed) before its workers were needed
 
 
 def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> SizingResult:
