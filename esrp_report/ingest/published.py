@@ -248,7 +248,11 @@ def fuzzy_key(label: str, table: dict[str, str], cutoff: float = 0.86) -> str | 
         return table[text]
     best, score = None, cutoff
     for known, key in table.items():
-        ratio = SequenceMatcher(None, text, known).ratio()
+        matcher = SequenceMatcher(None, text, known)
+        # The quick ratios are upper bounds of ratio(): most labels are ruled out without it.
+        if matcher.real_quick_ratio() <= score or matcher.quick_ratio() <= score:
+            continue
+        ratio = matcher.ratio()
         if ratio > score:
             best, score = key, ratio
     return best
