@@ -222,6 +222,8 @@ def test_the_compiled_csv_parser_refuses_arguments_outside_its_buffer() -> None:
     for start, columns in ((len(data) + 1, 1), (-1, 1), (0, -1)):
         with pytest.raises(ValueError, match="out of range"):
             parse(data, start, columns, ",", 1, 2)
+    with pytest.raises(ValueError, match="columns x rows out of range"):
+        parse(data, 0, 2**61, ",", 1, 2)  # 8 x columns x rows once wrapped to a tiny buffer
     values, *_ = parse(data, len(data), 1, ",", 1, 2)  # start at the very end: no rows, no read
     assert len(values) == 0
 
@@ -311,3 +313,17 @@ def test_a_document_over_the_size_cap_is_refused_unread(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="at most 67,108,864 are read"):
         read_document(path)
     assert time.perf_counter() - started < 1
+
+
+def test_results_folders_are_walked_without_following_symbolic_links(tmp_path: Path) -> None:
+    from esrp_report.ingest.evidence import iter_files
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / NETAPP_PERF.name).write_bytes(NETAPP_PERF.read_bytes())
+    folder = tmp_path / "server"
+    folder.mkdir()
+    (folder / "own.html").write_bytes(NETAPP_PERF.read_bytes())
+    (folder / "linked.html").symlink_to(outside / NETAPP_PERF.name)
+    (folder / "linked-folder").symlink_to(outside, target_is_directory=True)
+    assert iter_files([folder]) == [folder / "own.html"]

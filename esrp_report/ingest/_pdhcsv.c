@@ -231,6 +231,12 @@ static PyObject *parse(PyObject *self, PyObject *args) {
         line++;
         pos = next;
     }
+    if (columns > 0 && rows > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(double) / columns) {
+        /* columns x rows values would not fit in a Py_ssize_t: refuse rather than wrap around */
+        free(starts); free(line_numbers); PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "columns x rows out of range");
+        return NULL;
+    }
     char *values, *stamps, *status, *bad, *first, *lines;
     PyObject *b_values = new_buffer((Py_ssize_t)sizeof(double) * columns * rows, &values);
     PyObject *b_stamps = new_buffer((Py_ssize_t)sizeof(int64_t) * rows, &stamps);
