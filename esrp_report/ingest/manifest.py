@@ -92,7 +92,14 @@ class _Reader:
         if value is None:
             raise self.fail(f"{where} {key}", f"missing key {key!r}", expected=expected or kind.__name__)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:  # an integer past 1.8e308
+                raise self.fail(
+                    f"{where} {key}",
+                    f"{key} out of range (a number past 1.8e308)",
+                    expected=expected or kind.__name__,
+                ) from None
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise self.fail(
                 f"{where} {key}",
@@ -141,6 +148,8 @@ def read_manifest(path: Path) -> Manifest:
     except UnicodeDecodeError as exc:
         raise ManifestError(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
         raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
     r = _Reader(path)
     r.known(

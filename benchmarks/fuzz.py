@@ -1,0 +1,992 @@
+"""Fuzz every reader: `python -m benchmarks.fuzz --format all --inputs 100000` (docs/fuzzing.md).
+
+One harness per input format (CSV/TSV counter logs, BLG, HTML report, result XML, config XML,
+test log, manifest, audit document). Each harness writes an input to one file in a private
+working folder and calls the reader on it. The expected outcomes are a result or an
+``InputError`` (the project's error for bad input); anything else is an *uncaught exception*, and
+a worker that dies, stops making progress (``--timeout`` per input) or grows past ``--rss-mb``
+is a finding too. Every finding's input is saved as a reproducer under ``--out``.
+
+Inputs come from the project's own samples (cut down so one input costs milliseconds), mutated by
+a structure-aware mutator: byte flips, truncation, splicing with another seed, duplicated,
+removed and swapped lines, huge and odd numbers, re-encoding (UTF-16 with and without a BOM,
+Latin-1), NULs, deep nesting and entities for markup, separators for CSV.
+
+Two engines drive the mutator:
+
+* ``atheris`` (coverage-guided; used when the package is installed): libFuzzer keeps the inputs
+  that reach new code of ``esrp_report`` and mutates those, half of the time with libFuzzer's own
+  byte mutations and half with the structure-aware mutator above.
+* ``random`` (always available; what the test suite runs): the same mutator on the seeds and
+  on earlier mutants, driven by ``random.Random(seed)``, so a run is reproducible input by input.
+
+Workers run as subprocesses (``--jobs``) so that a crash in compiled code, a hang or a memory
+blow-up is caught by this parent, which saves the input, records the finding and starts the
+worker again for the inputs left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "out" / "fuzz"
+MAX_SIZE = 64 * 1024  # bytes; mutants are cut to this
+STATUS_EVERY = 50  # inputs between two status writes of a worker
+MAX_SAVED_PER_SIGNATURE = 1
+
+# --- formats ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    filename: str  # the name the input is written under (readers look at names too)
+    markup: bool  # XML/HTML: nesting and entity mutations apply
+    tokens: tuple[str, ...]  # strings the mutator splices in
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "csv",
+            "Performance_2011_3_11_13_27_46.csv",
+            False,
+            (
+                '"(PDH-CSV 4.0) (Eastern Standard Time)(300)"',
+                '"(PDH-TSV 4.0)',
+                '" "',
+                '""',
+                ",",
+                "\t",
+                '"03/11/2011 13:32:28.123"',
+                '"13/45/2011 99:99:99.9"',
+                "\\\\EMAIL5\\",
+                "MSExchange Database(Instance1)\\I/O Database Reads/sec",
+                '"-1.#IND"',
+                '"1.#INF"',
+            ),
+        ),
+        Format(
+            "blg",
+            "Performance_2011_3_11_13_27_46.blg",
+            False,
+            ("\x00\x00\x00\x00", "\xff\xff\xff\xff", "\x01\x00\x00\x00", "PDH", "\x00\x00\x01\x00"),
+        ),
+        Format(
+            "html",
+            "Performance_2012_4_25_15_29_35.html",
+            True,
+            (
+                "<table>",
+                "</table>",
+                "<tr><td>",
+                "</td></tr>",
+                "<td colspan=99999>",
+                "<th>",
+                "<br>",
+                "Instance1",
+                "Database Reads/sec",
+                "Test Log",
+                "&nbsp;",
+                "&#0;",
+                "Microsoft Exchange Jetstress",
+            ),
+        ),
+        Format(
+            "result_xml",
+            "Performance_2011_3_11_13_27_46.xml",
+            True,
+            (
+                '<instance name="Instance9">',
+                "</instance>",
+                '<counter name="x" average="1e999"/>',
+                '<element name="Machine Name" value=""/>',
+                "<output>",
+                "</output>",
+                "&#xD800;",
+                "&lol;",
+            ),
+        ),
+        Format(
+            "config_xml",
+            "JetstressConfig.xml",
+            True,
+            (
+                "<MailboxCount>",
+                "</MailboxCount>",
+                "<MailboxIops>1e400</MailboxIops>",
+                "<Type>Stress</Type>",
+                "<Duration>P0Y</Duration>",
+                "<DatabaseConfigurations>",
+                "&amp;",
+                "&#65535;",
+            ),
+        ),
+        Format(
+            "test_log",
+            "Performance_2011_3_11_13_27_46.log",
+            False,
+            (
+                "3/11/2011 1:27:01 PM -- ",
+                "13/45/2011 99:61:61 PM -- ",
+                " -- ",
+                "Operation mix: Sessions 5, ",
+                "Database read latency thresholds: (average: 1e999 msec/read, maximum: 100 msec/read).",
+                "Performance logging started (interval: 99999999999999999999 ms).",
+                ".blg has 4 samples.",
+                "Instance2756.1 has 18.3 for I/O Database Reads Average Latency.",
+                "```",
+            ),
+        ),
+        Format(
+            "manifest",
+            "solution.toml",
+            False,
+            (
+                "[[servers]]",
+                "[document]",
+                "[profile]",
+                "[sizing]",
+                'spec = "../x.toml"',
+                'results = "/etc"',
+                "mailboxes = -1",
+                "iops_per_mailbox = nan",
+                "= inf",
+                '"""',
+                "[tables.x]",
+                "rows = [[1,2]]",
+            ),
+        ),
+        Format(
+            "published",
+            "document.txt",
+            True,
+            (
+                "Achieved Transactional I/O per Second",
+                "Database Reads Average Latency (msec)",
+                "Server 1",
+                "\t",
+                "|",
+                "%PDF-1.4",
+                "<html>",
+                "<table><tr><td>",
+                "Performance",
+                "0.30.441",
+                "N/A",
+            ),
+        ),
+    )
+}
+
+
+# --- seeds --------------------------------------------------------------------------------------
+
+
+def _csv_seeds() -> list[bytes]:
+    lines = (ROOT / "samples/EMAIL5/Performance_2011_3_11_13_27_46.csv").read_text("utf-8").splitlines()
+
+    def cut(line: str, columns: int) -> str:
+        return '","'.join(line.split('","')[:columns]) + ('"' if line.count('","') >= columns else "")
+
+    small = [cut(line, 6) for line in lines[:10]]
+    csv = "\r\n".join(small) + "\r\n"
+    tsv = csv.replace('","', '"\t"').replace("PDH-CSV", "PDH-TSV")
+    return [
+        csv.encode("utf-8"),
+        tsv.encode("utf-8"),
+        ("\ufeff" + csv).encode("utf-16-le"),
+        csv.encode("utf-8")[:-40],  # last row cut short
+        ("\r\n".join(cut(line, 3) for line in lines[:30]) + "\r\n").encode("utf-8"),
+    ]
+
+
+def _blg_seeds() -> list[bytes]:
+    import uuid
+    from datetime import datetime, timedelta
+
+    import numpy as np
+
+    from esrp_report.synth import blg_writer as w
+
+    objects = (
+        w.PerfObject(
+            "MSExchange Database ==> Instances",
+            (
+                w.Counter("I/O Database Reads/sec", w.PERF_COUNTER_COUNTER, size=4),
+                w.Counter("I/O Database Reads Average Latency", w.PERF_AVERAGE_TIMER, size=4),
+                w.Counter("% Processor Time", w.PERF_100NSEC_TIMER),
+            ),
+            ("Instance1", "Instance2"),
+            has_object_time=True,
+        ),
+        w.PerfObject("Memory", (w.Counter("Available MBytes", w.PERF_COUNTER_LARGE_RAWCOUNT),), None),
+    )
+    start = datetime(2011, 3, 11, 13, 27, 46)
+    seeds = []
+    for pointer, catalog, count in ((4, True, 4), (8, False, 3)):
+        samples = [
+            w.SampleSpec(
+                local_time=start + timedelta(seconds=15 * k),
+                perf_time=10_000_000_000 + k * 150_000_000,
+                perf_time_100ns=129_441_000_000_000_000 + k * 150_000_000,
+                values={
+                    objects[0].name: np.array([[100 * k + 7 * i + j for j in range(3)] for i in range(2)]),
+                    objects[1].name: np.array([[4096 - k]]),
+                },
+                bases={objects[0].name: np.full((2, 3), 10 * k + 1)},
+            )
+            for k in range(count)
+        ]
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "seed.blg"
+            w.write_blg(
+                path,
+                machine="EMAIL5",
+                objects=objects,
+                samples=samples,
+                write_catalog=catalog,
+                pointer_size=pointer,
+                buffer_size=8192,
+                fragment_data=2000,
+                start_utc=datetime(2011, 3, 11, 18, 27, 46),
+                utc_offset_minutes=-300,
+                log_guid=uuid.UUID(int=0x5EED + pointer),
+            )
+            seeds.append(path.read_bytes())
+    return seeds
+
+
+def _html_seeds() -> list[bytes]:
+    return [p.read_bytes() for p in sorted((ROOT / "samples/3650-4").glob("*.html"))] + [
+        (ROOT / "samples/trends/table-06/1-512mb/Performance_2012_1_10_8_30_0.html").read_bytes()
+    ]
+
+
+def _result_xml_seeds() -> list[bytes]:
+    text = (ROOT / "samples/EMAIL5/Performance_2011_3_11_13_27_46.xml").read_text("utf-8")
+    # Two instances of twenty are enough to reach every branch and keep an input at 10 KB.
+    small = re.sub(r'\s*<instance name="Instance\d+\.(?:[3-9]|\d\d)">.*?</instance>', "", text, flags=re.S)
+    return [small.encode("utf-8"), small.encode("utf-16")]
+
+
+def _config_xml_seeds() -> list[bytes]:
+    return [
+        (ROOT / "samples/config/JetstressConfig_EMAIL5.xml").read_bytes(),
+        (ROOT / "samples/trends/table-06/1-512mb/JetstressConfig.xml").read_bytes(),
+        (ROOT / "samples/trends/table-20-series-1/2-10000-users/MBX2/JetstressConfig.xml").read_bytes(),
+    ]
+
+
+def _test_log_seeds() -> list[bytes]:
+    seeds = []
+    for path in sorted((ROOT / "samples/data").glob("*.json")):
+        log = json.loads(path.read_text("utf-8")).get("log") or []
+        if log:
+            seeds.append(("\r\n".join(log[:60]) + "\r\n").encode("utf-8"))
+    return seeds
+
+
+def _manifest_seeds() -> list[bytes]:
+    return [(ROOT / "samples" / name).read_bytes() for name in ("netapp.toml", "vmax.toml")]
+
+
+def _tiny_pdf(lines: list[str]) -> bytes:
+    """A one-page PDF with ``lines`` of text (Helvetica), written by hand: no PDF library needed."""
+
+    def escape(text: str) -> str:
+        return (
+            text.encode("latin-1", "replace")
+            .decode("latin-1")
+            .translate(str.maketrans({"(": "\\(", ")": "\\)", "\\": "\\\\"}))
+        )
+
+    stream = "BT /F1 9 Tf 12 TL 40 760 Td " + " ".join(f"({escape(t)}) Tj T*" for t in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+        "/Contents 5 0 R >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
+    ]
+    out = "%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n"
+    out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    return out.encode("latin-1")
+
+
+def _published_seeds() -> list[bytes]:
+    seeds = []
+    for path in sorted((ROOT / "tests/data/published").glob("*.txt")):
+        lines = path.read_text("utf-8").splitlines()
+        # Parts with tables: where the results summary and the per-server tables are.
+        for mark in ("Achieved Transactional", "Database Reads Average Latency"):
+            at = next((i for i, line in enumerate(lines) if mark.casefold() in line.casefold()), None)
+            if at is not None:
+                seeds.append("\n".join(lines[max(0, at - 15) : at + 45]).encode("utf-8"))
+    part = seeds[0].decode("utf-8").splitlines()
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{cell}</td>" for cell in line.split("\t")) + "</tr>\n" for line in part[15:40]
+    )
+    seeds.append(f"<html><body><h2>{part[0]}</h2><table>\n{rows}</table></body></html>".encode())
+    seeds.append(_tiny_pdf(part[:40]))
+    return seeds
+
+
+SEEDS: dict[str, Callable[[], list[bytes]]] = {
+    "csv": _csv_seeds,
+    "blg": _blg_seeds,
+    "html": _html_seeds,
+    "result_xml": _result_xml_seeds,
+    "config_xml": _config_xml_seeds,
+    "test_log": _test_log_seeds,
+    "manifest": _manifest_seeds,
+    "published": _published_seeds,
+}
+
+
+# --- the mutator --------------------------------------------------------------------------------
+
+_ODD_NUMBERS = (
+    b"0",
+    b"-0",
+    b"-1",
+    b"1e308",
+    b"1e999",
+    b"-1e999",
+    b"nan",
+    b"NaN",
+    b"inf",
+    b"-inf",
+    b"1.#INF",
+    b"4294967296",
+    b"18446744073709551616",
+    b"9" * 400,
+    b"9" * 5000,
+    b"0." + b"0" * 300 + b"1",
+    b"1,000,000",
+    b"\xd9\xa3",
+    b"\xef\xbc\x91",  # Arabic-Indic three, full-width one
+)
+_ENCODINGS = ("utf-16", "utf-16-le", "utf-16-be", "utf-8-sig", "latin-1", "utf-32")
+_DIGITS = re.compile(rb"\d+(?:\.\d+)?")
+_TAG = re.compile(rb"<[A-Za-z][^<>]{0,200}>")
+
+
+def _reencode(data: bytes, rng: random.Random) -> bytes:
+    text = data.decode("utf-8", "replace")
+    encoding = rng.choice(_ENCODINGS)
+    encoded = text.encode(encoding, "replace")
+    if encoding == "utf-16-le" and rng.random() < 0.5:
+        encoded = b"\xff\xfe" + encoded
+    return encoded
+
+
+def _nest(data: bytes, rng: random.Random) -> bytes:
+    depth = rng.choice((50, 500, 5000, 20000))
+    name = rng.choice((b"div", b"table", b"tr", b"td", b"b", b"element", b"instance", b"x"))
+    deep = b"<" + name + b">"
+    nested = deep * depth + b"</" + name + b">" * rng.choice((0, depth))
+    tags = list(_TAG.finditer(data))
+    at = rng.choice(tags).end() if tags else rng.randrange(len(data) + 1)
+    return data[:at] + nested + data[at:]
+
+
+def _entities(data: bytes, rng: random.Random) -> bytes:
+    choice = rng.randrange(4)
+    if choice == 0:  # an entity-expansion bomb in a DOCTYPE
+        doctype = (
+            b'<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+            b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>'
+        )
+        at = data.find(b"?>") + 2 if data.find(b"?>") >= 0 else 0
+        return data[:at] + doctype + data[at:]
+    if choice == 1:  # an external entity
+        doctype = b'<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        at = data.find(b"?>") + 2 if data.find(b"?>") >= 0 else 0
+        return data[:at] + doctype + data[at:].replace(b'value="', b'value="&x;', 1)
+    token = rng.choice((b"&c;", b"&#0;", b"&#xD800;", b"&#1114112;", b"<![CDATA[", b"]]>", b"<!--", b"<?x?>"))
+    at = rng.randrange(len(data) + 1)
+    return data[:at] + token + data[at:]
+
+
+def mutate(
+    data: bytes, fmt: Format, rng: random.Random, others: list[bytes], max_size: int = MAX_SIZE
+) -> bytes:
+    """One to four stacked mutations of ``data``; ``others`` are inputs to splice with."""
+    for _ in range(rng.choice((1, 1, 1, 2, 3, 4))):
+        data = _mutate_once(data, fmt, rng, others)
+    return data[:max_size]
+
+
+# Mutations that keep XML well formed (mostly): lines are elements, values are attribute values.
+_GENTLE = (7, 8, 9, 10, 16, 16, 16)
+_VALUE = re.compile(rb'(?<==")[^"<>]{0,200}(?=")|(?<=>)[^<>]{1,200}(?=</)')
+
+
+def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[bytes]) -> bytes:
+    size = len(data)
+    if fmt.markup and rng.random() < 0.5:
+        kind = rng.choice(_GENTLE)
+    else:
+        kind = rng.randrange(16 if fmt.markup else 14)
+    if size == 0 or kind == 0:  # insert a format token or random bytes
+        token = (
+            rng.choice(fmt.tokens).encode("utf-8")
+            if rng.random() < 0.7
+            else bytes(rng.randrange(256) for _ in range(rng.randrange(1, 9)))
+        )
+        at = rng.randrange(size + 1)
+        return data[:at] + token + data[at:]
+    if kind == 1:  # flip bits
+        out = bytearray(data)
+        for _ in range(rng.randrange(1, 9)):
+            out[rng.randrange(size)] ^= 1 << rng.randrange(8)
+        return bytes(out)
+    if kind == 2:  # set bytes to interesting values
+        out = bytearray(data)
+        for _ in range(rng.randrange(1, 5)):
+            out[rng.randrange(size)] = rng.choice((0, 0xFF, 0x7F, 0x80, 0x22, 0x2C, 0x0A, 0x0D, 0x3C, 0x3E))
+        return bytes(out)
+    if kind == 3:  # truncate
+        return data[: rng.randrange(size)]
+    if kind == 4:  # delete a range
+        at = rng.randrange(size)
+        return data[:at] + data[at + rng.randrange(1, min(size - at, 4096) + 1) :]
+    if kind == 5:  # splice with another input
+        other = rng.choice(others) if others else data
+        return data[: rng.randrange(size + 1)] + other[rng.randrange(len(other) + 1) :]
+    if kind == 6:  # copy a range elsewhere (repeated)
+        at = rng.randrange(size)
+        chunk = data[at : at + rng.randrange(1, 256)]
+        to = rng.randrange(size + 1)
+        return data[:to] + chunk * rng.choice((1, 2, 10, 100)) + data[to:]
+    lines = data.split(b"\n")
+    if kind == 7:  # duplicate a line (sometimes many times)
+        i = rng.randrange(len(lines))
+        lines[i:i] = [lines[i]] * rng.choice((1, 1, 5, 200))
+        return b"\n".join(lines)
+    if kind == 8:  # remove lines
+        i = rng.randrange(len(lines))
+        del lines[i : i + rng.choice((1, 1, 3, 20))]
+        return b"\n".join(lines)
+    if kind == 9:  # swap two lines
+        i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+        return b"\n".join(lines)
+    if kind == 10:  # an odd number instead of a number
+        numbers = list(_DIGITS.finditer(data))
+        if numbers:
+            found = rng.choice(numbers)
+            return data[: found.start()] + rng.choice(_ODD_NUMBERS) + data[found.end() :]
+        return data + rng.choice(_ODD_NUMBERS)
+    if kind == 11:  # another encoding
+        return _reencode(data, rng)
+    if kind == 12:  # NULs
+        at = rng.randrange(size + 1)
+        return data[:at] + b"\x00" * rng.choice((1, 2, 7, 1000)) + data[at:]
+    if kind == 13:  # line ends and separators
+        pairs = (
+            (b"\r\n", b"\n"),
+            (b"\n", b"\r"),
+            (b'","', b'"\t"'),
+            (b'"', b""),
+            (b",", b",,"),
+            (b"\t", b" "),
+        )
+        old, new = rng.choice(pairs)
+        return data.replace(old, new, rng.choice((1, 3, -1)))
+    if kind == 14:
+        return _nest(data, rng)
+    if kind == 15:
+        return _entities(data, rng)
+    values = list(_VALUE.finditer(data))  # an attribute value or element text replaced
+    if not values:
+        return data
+    found = rng.choice(values)
+    new = rng.choice(
+        (
+            rng.choice(_ODD_NUMBERS),
+            b"",
+            b" ",
+            rng.choice(fmt.tokens).encode("utf-8").replace(b"<", b"&lt;").replace(b'"', b"&quot;"),
+            found.group() * rng.choice((2, 50)),
+            rng.choice(values).group(),
+        )
+    )
+    return data[: found.start()] + new + data[found.end() :]
+
+
+# --- the harnesses ------------------------------------------------------------------------------
+
+
+def reader_for(name: str) -> Callable[[Path, int], object]:
+    """The reader call of one format: ``call(path, index)``; ``index`` picks an engine where two exist."""
+    if name == "csv":
+        from esrp_report.ingest import counter_csv
+
+        engines = ("auto", "pyarrow")
+        return lambda path, i: counter_csv.read_counter_csv(path, engine=engines[i % 2])
+    if name == "blg":
+        from esrp_report.ingest import blg
+
+        def read(path: Path, i: int) -> object:
+            blg.ENGINE = "auto" if i % 2 == 0 else "numpy"
+            return blg.read_blg(path)
+
+        return read
+    if name == "html":
+        from esrp_report.ingest import report_html
+
+        return lambda path, _i: report_html.read_report(path)
+    if name == "result_xml":
+        from esrp_report.ingest import result_xml
+
+        return lambda path, _i: result_xml.read_result_xml(path)
+    if name == "config_xml":
+        from esrp_report.ingest import config_xml
+
+        return lambda path, _i: config_xml.read_config_xml_with_problems(path)
+    if name == "test_log":
+        from esrp_report.ingest import test_log
+
+        return lambda path, _i: test_log.read_test_log(path)
+    if name == "manifest":
+        from esrp_report.ingest import manifest
+
+        return lambda path, _i: manifest.read_manifest(path)
+    if name == "published":
+        from esrp_report.ingest import published
+
+        return lambda path, _i: published.read_document(path)
+    raise ValueError(f"unknown format {name!r}")
+
+
+class _Timeout(BaseException):
+    """One input ran longer than the per-input time limit (raised by SIGALRM)."""
+
+
+def _on_alarm(_signum: int, _frame: object) -> None:
+    raise _Timeout
+
+
+def _signature(exc: BaseException) -> str:
+    """Type and the innermost frame of the project's own code: one finding per place."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if "esrp_report" in f.filename] or frames
+    where = f"{Path(own[-1].filename).name}:{own[-1].lineno}" if own else "?"
+    return f"{type(exc).__name__} at {where}"
+
+
+def _message_shape(text: str) -> str:
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    return re.sub(r"\d+", "N", text)[:120]
+
+
+class Session:
+    """Runs inputs of one format through its reader in this process and keeps the tally."""
+
+    def __init__(self, fmt: str, workdir: Path, out: Path, *, timeout: float, rss_mb: int) -> None:
+        from esrp_report.errors import InputError
+
+        self.fmt = FORMATS[fmt]
+        self.input_error = InputError
+        self.read = reader_for(fmt)
+        self.path = workdir / self.fmt.filename
+        self.out = out
+        self.timeout = timeout
+        self.rss_mb = rss_mb
+        self.count = 0
+        self.outcomes: Counter[str] = Counter()
+        self.shapes: set[str] = set()
+        self.findings: dict[str, dict[str, Any]] = {}
+
+    def run(self, data: bytes) -> None:
+        self.path.write_bytes(data)
+        index = self.count
+        self.count += 1
+        before = _peak_rss_mb()
+        if self.timeout:
+            signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            self.read(self.path, index)
+            self.outcomes["ok"] += 1
+        except _Timeout:
+            self._finding("hang", f"hang (> {self.timeout:g} s)", data, "")
+        except self.input_error as exc:
+            self.outcomes[type(exc).__name__] += 1
+            if len(self.shapes) < 10_000:
+                self.shapes.add(_message_shape(exc.detail))
+        except RecursionError as exc:
+            self._finding("uncaught", _signature(exc), data, traceback.format_exc())
+        except Exception as exc:
+            self._finding("uncaught", _signature(exc), data, traceback.format_exc())
+        finally:
+            if self.timeout:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        grown = _peak_rss_mb() - before
+        if grown > self.rss_mb // 4:
+            self._finding("memory", f"peak RSS grew {grown} MB on one input", data, "")
+
+    def _finding(self, kind: str, signature: str, data: bytes, text: str) -> None:
+        self.outcomes[kind] += 1
+        entry = self.findings.setdefault(signature, {"kind": kind, "count": 0, "reproducers": []})
+        entry["count"] += 1
+        if len(entry["reproducers"]) < MAX_SAVED_PER_SIGNATURE:
+            path = save_reproducer(self.out, self.fmt, kind, data, text)
+            entry["reproducers"].append(str(path))
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "outcomes": dict(self.outcomes),
+            "shapes": sorted(self.shapes),
+            "findings": self.findings,
+        }
+
+
+def save_reproducer(out: Path, fmt: Format, kind: str, data: bytes, text: str) -> Path:
+    folder = out / fmt.name
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha1(data).hexdigest()[:12]
+    path = folder / f"{kind}-{digest}{Path(fmt.filename).suffix}"
+    path.write_bytes(data)
+    if text:
+        path.with_suffix(path.suffix + ".txt").write_text(text, "utf-8")
+    return path
+
+
+def _peak_rss_mb() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+def random_inputs(fmt: Format, seeds: list[bytes], count: int, seed: int) -> Iterator[bytes]:
+    """The ``random`` engine: every seed once, then mutants of seeds and of earlier mutants."""
+    rng = random.Random(f"{fmt.name}:{seed}")
+    pool = list(seeds)
+    yield from seeds[:count]
+    for _ in range(count - min(count, len(seeds))):
+        parent = rng.choice(pool)
+        child = mutate(parent, fmt, rng, seeds)
+        if len(pool) < 2000 and rng.random() < 0.05:
+            pool.append(child)  # some mutants breed: deeper damage than four steps
+        yield child
+
+
+def run_in_process(fmt: str, count: int, seed: int = 0, *, timeout: float = 10.0) -> dict[str, Any]:
+    """Run ``count`` inputs of one format here (no subprocess): what the test suite calls."""
+    with tempfile.TemporaryDirectory(prefix="esrp-fuzz-") as folder:
+        work = Path(folder)
+        session = Session(fmt, work, work / "findings", timeout=timeout, rss_mb=4096)
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        try:
+            for data in random_inputs(session.fmt, SEEDS[fmt](), count, seed):
+                session.run(data)
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+        status = session.status()
+        for entry in status["findings"].values():
+            entry["inputs"] = [Path(p).read_bytes() for p in entry["reproducers"]]
+        return status
+
+
+# --- worker (a subprocess) ----------------------------------------------------------------------
+
+
+def _write_status(path: Path, status: dict[str, Any]) -> None:
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(status), "utf-8")
+    temporary.replace(path)
+
+
+def worker(args: argparse.Namespace) -> None:
+    work = Path(args.workdir)
+    status_path = work / "status.json"
+    seeds = [p.read_bytes() for p in sorted(Path(args.seeds).iterdir())]
+    if args.engine == "atheris":
+        import atheris
+
+        with atheris.instrument_imports(include=["esrp_report"]):
+            session = Session(args.worker, work, Path(args.out), timeout=args.timeout, rss_mb=args.rss_mb)
+    else:
+        session = Session(args.worker, work, Path(args.out), timeout=args.timeout, rss_mb=args.rss_mb)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    target = args.inputs
+
+    def one(data: bytes) -> None:
+        session.run(data)
+        if session.count % STATUS_EVERY == 0 or session.count >= target:
+            _write_status(status_path, session.status())
+        if session.count >= target:
+            sys.stdout.flush()
+            os._exit(0)
+
+    if args.engine == "atheris":
+        corpus = work / "corpus"
+        corpus.mkdir(exist_ok=True)
+        fmt = session.fmt
+
+        def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+            rng = random.Random(seed)
+            if rng.random() < 0.5:
+                return bytes(atheris.Mutate(data, max_size))
+            return mutate(data, fmt, rng, seeds, max_size)
+
+        argv = [
+            sys.argv[0],
+            str(corpus),
+            args.seeds,
+            f"-runs={target + 1000}",
+            f"-seed={args.seed + 1}",
+            f"-max_len={MAX_SIZE}",
+            "-timeout=0",
+            "-rss_limit_mb=0",
+            "-malloc_limit_mb=0",
+            "-print_final_stats=0",
+            "-reload=0",
+        ]
+        atheris.Setup(argv, one, custom_mutator=custom_mutator)
+        atheris.Fuzz()
+    else:
+        for data in random_inputs(session.fmt, seeds, target, args.seed):
+            one(data)
+    _write_status(status_path, session.status())
+
+
+# --- parent -------------------------------------------------------------------------------------
+
+
+def _rss_mb(pid: int) -> int:
+    try:
+        pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE") // (1024 * 1024)
+
+
+@dataclass
+class _Job:
+    fmt: str
+    index: int
+    inputs: int  # still to run
+    seed: int
+    workdir: Path
+    process: subprocess.Popen[bytes] | None = None
+    done: int = 0
+    restarts: int = 0
+    last_change: float = 0.0
+    last_mtime: int = 0
+
+
+def _merge(total: dict[str, Any], status: dict[str, Any]) -> None:
+    total["count"] += status["count"]
+    total["outcomes"].update(status["outcomes"])
+    total["shapes"].update(status["shapes"])
+    for signature, entry in status["findings"].items():
+        mine = total["findings"].setdefault(signature, {"kind": entry["kind"], "count": 0, "reproducers": []})
+        mine["count"] += entry["count"]
+        mine["reproducers"] = (mine["reproducers"] + entry["reproducers"])[:3]
+
+
+def run_format(fmt: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    seeds_dir = out / "seeds" / fmt
+    if seeds_dir.exists():
+        shutil.rmtree(seeds_dir)
+    seeds_dir.mkdir(parents=True)
+    for number, data in enumerate(SEEDS[fmt]()):
+        (seeds_dir / f"seed-{number:02d}{Path(FORMATS[fmt].filename).suffix}").write_bytes(data)
+    total: dict[str, Any] = {"count": 0, "outcomes": Counter(), "shapes": set(), "findings": {}}
+    base = Path(
+        tempfile.mkdtemp(prefix=f"esrp-fuzz-{fmt}-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None)
+    )
+    share, extra = divmod(args.inputs, args.jobs)
+    jobs = [
+        _Job(fmt, i, share + (1 if i < extra else 0), args.seed * 1000 + i, base / f"job{i}")
+        for i in range(args.jobs)
+    ]
+    started = time.perf_counter()
+    try:
+        for job in jobs:
+            _start(job, args, seeds_dir, out)
+        while any(job.process is not None for job in jobs):
+            time.sleep(0.25)
+            for job in jobs:
+                _watch(job, args, seeds_dir, out, total)
+    finally:
+        for job in jobs:
+            if job.process is not None and job.process.poll() is None:
+                job.process.kill()
+        shutil.rmtree(base, ignore_errors=True)
+    seconds = time.perf_counter() - started
+    uncaught = dict(total["findings"])
+    return {
+        "format": fmt,
+        "engine": args.engine,
+        "inputs": total["count"],
+        "seconds": round(seconds, 1),
+        "inputs_per_second": round(total["count"] / seconds, 1) if seconds else None,
+        "outcomes": dict(sorted(total["outcomes"].items(), key=lambda kv: -kv[1])),
+        "distinct_error_messages": len(total["shapes"]),
+        "findings": uncaught,
+        "uncaught": sum(e["count"] for e in uncaught.values()),
+        "restarts": sum(job.restarts for job in jobs),
+    }
+
+
+def _start(job: _Job, args: argparse.Namespace, seeds_dir: Path, out: Path) -> None:
+    if job.workdir.exists():
+        shutil.rmtree(job.workdir)
+    job.workdir.mkdir(parents=True)
+    command = [
+        sys.executable, "-m", "benchmarks.fuzz", "--worker", job.fmt, "--workdir", str(job.workdir),
+        "--seeds", str(seeds_dir), "--out", str(out / "findings"), "--inputs", str(job.inputs),
+        "--seed", str(job.seed + 7919 * job.restarts), "--engine", args.engine,
+        "--timeout", str(args.timeout), "--rss-mb", str(args.rss_mb),
+    ]  # fmt: skip
+    log = (job.workdir / "worker.log").open("wb")
+    job.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    job.last_change = time.monotonic()
+    job.last_mtime = 0
+
+
+def _watch(job: _Job, args: argparse.Namespace, seeds_dir: Path, out: Path, total: dict[str, Any]) -> None:
+    process = job.process
+    if process is None:
+        return
+    code = process.poll()
+    reason = None
+    input_path = job.workdir / FORMATS[job.fmt].filename
+    if code is None:
+        with contextlib.suppress(OSError):
+            mtime = input_path.stat().st_mtime_ns
+            if mtime != job.last_mtime:
+                job.last_mtime, job.last_change = mtime, time.monotonic()
+        if time.monotonic() - job.last_change > max(3 * args.timeout, 30):
+            reason = ("hang", "worker stopped making progress")
+        elif _rss_mb(process.pid) > args.rss_mb:
+            reason = ("memory", f"worker RSS over {args.rss_mb} MB")
+        if reason is None:
+            return
+        process.kill()
+        process.wait()
+    status_path = job.workdir / "status.json"
+    status = json.loads(status_path.read_text("utf-8")) if status_path.exists() else None
+    done = status["count"] if status else 0
+    if status:
+        _merge(total, status)
+    if code == 0 and reason is None and done >= job.inputs:
+        job.process = None
+        return
+    if reason is None:
+        reason = (
+            "died",
+            f"worker exited with {code}"
+            + (f" ({signal.Signals(-code).name})" if code is not None and code < 0 else ""),
+        )
+    data = input_path.read_bytes() if input_path.exists() else b""
+    log = job.workdir / "worker.log"
+    tail = log.read_text("utf-8", "replace")[-4000:] if log.exists() else ""
+    kind, signature = reason
+    path = save_reproducer(out / "findings", FORMATS[job.fmt], kind, data, tail)
+    entry = total["findings"].setdefault(signature, {"kind": kind, "count": 0, "reproducers": []})
+    entry["count"] += 1
+    entry["reproducers"] = (entry["reproducers"] + [str(path)])[:3]
+    total["count"] += 1
+    total["outcomes"][kind] += 1
+    job.inputs -= done + 1
+    job.restarts += 1
+    if job.inputs <= 0 or job.restarts > args.max_restarts:
+        job.process = None
+        return
+    _start(job, args, seeds_dir, out)
+
+
+def _print(result: dict[str, Any]) -> None:
+    outcomes = ", ".join(f"{k} {v}" for k, v in result["outcomes"].items())
+    print(
+        f"{result['format']:<11} {result['inputs']:>8,} inputs  {result['inputs_per_second']:>8,.1f}/s  "
+        f"uncaught {result['uncaught']}  ({outcomes}; {result['distinct_error_messages']} distinct messages)"
+    )
+    for signature, entry in result["findings"].items():
+        print(f"    {entry['kind']}: {signature} x{entry['count']}: {', '.join(entry['reproducers'])}")
+    sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.fuzz", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--format", default="all", help="all, or a comma-separated list of: " + ", ".join(FORMATS)
+    )
+    parser.add_argument("--inputs", type=int, default=100_000, help="inputs per format (default 100,000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes per format")
+    parser.add_argument("--engine", choices=("auto", "atheris", "random"), default="auto")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang"
+    )
+    parser.add_argument("--rss-mb", type=int, default=2048, help="worker memory limit (MB)")
+    parser.add_argument("--max-restarts", type=int, default=50)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--workdir", help=argparse.SUPPRESS)
+    parser.add_argument("--seeds", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return 0
+    if args.engine == "auto":
+        try:
+            import atheris  # noqa: F401
+        except ImportError:
+            args.engine = "random"
+        else:
+            args.engine = "atheris"
+    names = list(FORMATS) if args.format == "all" else args.format.split(",")
+    for name in names:
+        if name not in FORMATS:
+            parser.error(f"unknown format {name!r}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary_path = args.out / "summary.json"
+    summary = json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
+    print(f"engine {args.engine}, {args.inputs:,} inputs per format, seed {args.seed}, {args.jobs} job(s)")
+    failed = False
+    for name in names:
+        result = run_format(name, args, args.out)
+        _print(result)
+        failed |= bool(result["findings"])
+        summary[name] = result
+        summary_path.write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
+    print(f"wrote {summary_path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
