@@ -24,7 +24,7 @@ from esrp_report.catalog import query
 from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
-from esrp_report.catalog.store import Catalog
+from esrp_report.catalog.store import Catalog, CatalogError
 from esrp_report.cli import app
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -435,3 +435,25 @@ def test_compare_takes_catalogued_runs_and_designs_and_gives_the_folders_figures
     assert [c["text"] for c in total["cells"]] == ["100% [1530 IOPS]", "177% [2714 IOPS]", "280% [4286 IOPS]"]
     unknown = runner.invoke(app, ["compare", "nope", *first, "--catalog", str(catalog_dir)])
     assert unknown.exit_code == 2 and "no run 'nope'" in unknown.output
+
+
+def test_catalog_sql_reads_only_the_catalog_writes_nothing_and_loads_nothing(tmp_path: Path) -> None:
+    catalog_dir = tmp_path / "cat"
+    ingest([SAMPLES / "EMAIL5"], catalog_dir, jobs=1)
+    assert query.run_sql(catalog_dir, "SELECT count(*) AS n FROM series").item() > 100_000
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a,b\n1,2\n", "utf-8")
+    refused = {
+        f"SELECT * FROM read_csv('{secret}')": "disabled by configuration",
+        f"COPY (SELECT 1) TO '{catalog_dir / 'series' / 'x.csv'}'": "COPY statements are refused",
+        f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'": "COPY statements are refused",
+        "SET enable_external_access = true": "SET statements are refused",
+        f"ATTACH '{tmp_path / 'other.db'}'": "ATTACH statements are refused",
+        "INSTALL httpfs": "refused",
+        "SELECT 1; DELETE FROM runs": "DELETE statements are refused",
+    }
+    before = sorted(tmp_path.rglob("*"))
+    for statement, reason in refused.items():
+        with pytest.raises(CatalogError, match=reason):
+            query.run_sql(catalog_dir, statement)
+    assert sorted(tmp_path.rglob("*")) == before

@@ -131,19 +131,45 @@ def show_run(catalog: Catalog, ref: str) -> RunDetail:
 
 
 def run_sql(catalog_dir: Path, sql: str) -> pl.DataFrame:
-    """Any read-only SQL over the catalog's tables; the ``series`` view reads every run's counters."""
+    """Read-only SQL over the catalog's tables; the ``series`` view reads every run's counters.
+
+    Only queries run (SELECT, DESCRIBE, SHOW, EXPLAIN); and the connection may read nothing
+    outside the catalog's series folder, write no file and load no extension.
+    """
     with Catalog.open(catalog_dir, read_only=True) as catalog:
-        series = catalog.root / SERIES
+        try:
+            statements = catalog.con.extract_statements(sql)
+        except duckdb.Error as exc:
+            raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+        refused = [s for s in statements if s.type not in _QUERY_STATEMENTS]
+        if refused or not statements:
+            kind = refused[0].type.name if refused else "nothing"
+            raise CatalogError(
+                catalog_dir, f"catalog sql is read-only: {kind} statements are refused", expected="a SELECT"
+            )
+        series = (catalog.root / SERIES).resolve()
         if series.exists() and any(series.iterdir()):
             pattern = (series / "*" / "*.parquet").as_posix().replace("'", "''")
             catalog.con.execute(
                 "CREATE TEMP VIEW series AS SELECT * FROM "
                 f"read_parquet('{pattern}', hive_partitioning = true)"
             )
+        allowed = (series.as_posix() + "/").replace("'", "''")
+        for setting in (
+            f"SET allowed_directories = ['{allowed}']",
+            "SET enable_external_access = false",
+            "SET autoinstall_known_extensions = false",
+            "SET autoload_known_extensions = false",
+            "SET lock_configuration = true",
+        ):
+            catalog.con.execute(setting)
         try:
             return catalog.frame(sql)
         except duckdb.Error as exc:
             raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+
+
+_QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 
 
 def export(catalog: Catalog, out_dir: Path) -> list[Path]:
