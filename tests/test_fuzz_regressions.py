@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from esrp_report.errors import InputError
+from esrp_report.errors import InputError, XmlInputError
+from esrp_report.ingest.config_xml import read_config_xml_with_problems
 from esrp_report.ingest.manifest import ManifestError, read_manifest
+from esrp_report.ingest.result_xml import read_result_xml
 
 DATA = Path(__file__).parent / "data" / "fuzz"
 
@@ -26,3 +28,18 @@ def test_manifest_integer_of_5000_digits_is_an_input_error() -> None:
     # tomllib raises a plain ValueError (not TOMLDecodeError) past Python's 4,300-digit limit.
     with pytest.raises(InputError, match="not valid TOML"):
         read_manifest(DATA / "manifest-integer-5000-digits.toml")
+
+
+def test_config_xml_unknown_encoding_after_a_bom_is_an_input_error() -> None:
+    # A UTF-16 BOM, then bytes shifted by one: the declaration (encoding='utf-nan') survives
+    # decoding, and expat's encoding lookup raised LookupError.
+    with pytest.raises(XmlInputError, match="unknown encoding"):
+        read_config_xml_with_problems(DATA / "config-xml-unknown-encoding-after-bom.xml")
+
+
+def test_result_xml_unknown_encoding_after_a_bom_is_an_input_error(tmp_path: Path) -> None:
+    shifted = b"\xff\xfe\x00" + "<?xml version='1.0' encoding='utf-inf'?>\n<output/>\n".encode("utf-16-le")
+    path = tmp_path / "Performance_2011_3_11_13_27_46.xml"
+    path.write_bytes(shifted)
+    with pytest.raises(XmlInputError):
+        read_result_xml(path)

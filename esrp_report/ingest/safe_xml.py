@@ -109,6 +109,12 @@ def _expat_guard(data: bytes, path: str | Path) -> None:
         parser.Parse(data, True)
     except _EntityDeclared as declared:
         raise _refuse_entities(path, declared.line) from None
+    except LookupError as exc:
+        # An encoding declaration expat cannot look up, left in text that is not what it says
+        # (bytes shifted after a UTF-16 BOM): refused here rather than handed on to lxml.
+        raise XmlInputError(
+            path, f"malformed XML: {exc}", location=f"line {parser.CurrentLineNumber}"
+        ) from None
     except expat.ExpatError:
         return  # malformed: lxml reports it with its own line and column
 
