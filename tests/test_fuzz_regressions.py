@@ -14,6 +14,7 @@ from esrp_report.errors import InputError, XmlInputError
 from esrp_report.ingest.config_xml import read_config_xml_with_problems
 from esrp_report.ingest.manifest import ManifestError, read_manifest
 from esrp_report.ingest.result_xml import read_result_xml
+from esrp_report.ingest.test_log import read_test_log
 
 DATA = Path(__file__).parent / "data" / "fuzz"
 
@@ -43,3 +44,10 @@ def test_result_xml_unknown_encoding_after_a_bom_is_an_input_error(tmp_path: Pat
     path.write_bytes(shifted)
     with pytest.raises(XmlInputError):
         read_result_xml(path)
+
+
+def test_test_log_numbers_of_5000_digits_are_problems() -> None:
+    # int() of a 5,000-digit interval or sample count raised ValueError (Python's 4,300-digit limit).
+    log = read_test_log(DATA / "test-log-numbers-of-5000-digits.log")
+    assert log.logging_intervals_ms == [] and log.sample_counts == [] and log.samples_queried == []
+    assert [p.message.split(" (")[0] for p in log.problems] == ["a number of 5,000 digits"] * 3

@@ -147,6 +147,22 @@ def _milliseconds(value: str, unit: str) -> float:
     return float(Decimal(value) * scale)
 
 
+def _whole(digits: str, log: TestLog, entry: LogEntry) -> int | None:
+    """A count or interval; one of more than 18 digits is no real value (and past 4,300 digits
+    Python refuses to convert it): a problem, not a number."""
+    if len(digits) <= 18:
+        return int(digits)
+    log.problems.append(
+        Problem(
+            log.source,
+            f"a number of {len(digits):,} digits ({digits[:20]}...) is no count or interval; ignored",
+            location=f"line {entry.line}",
+            lost=1,
+        )
+    )
+    return None
+
+
 def _is_error(message: str) -> bool:
     if not any(rule.search(message) for rule in _ERRORS):
         return False
@@ -193,7 +209,8 @@ def _derive(log: TestLog) -> None:
                 thresholds.log_write_avg_ms, thresholds.log_write_max_ms = avg, high
             continue
         if (i := _INTERVAL.search(msg)) is not None:
-            log.logging_intervals_ms.append(int(i.group("ms")))
+            if (interval := _whole(i.group("ms"), log, entry)) is not None:
+                log.logging_intervals_ms.append(interval)
             continue
         if (mix := _MIX.search(msg)) is not None:
             for item in _MIX_ITEM.finditer(mix.group("body")):
@@ -201,10 +218,12 @@ def _derive(log: TestLog) -> None:
                 log.operation_mix[name] = float(item.group("value"))
             continue
         if (q := _QUERIED.search(msg)) is not None:
-            log.samples_queried.append((q.group("file").strip(), int(q.group("n"))))
+            if (queried := _whole(q.group("n"), log, entry)) is not None:
+                log.samples_queried.append((q.group("file").strip(), queried))
             continue
         if (s := _SAMPLES.search(msg)) is not None:
-            log.sample_counts.append((s.group("file").strip(), int(s.group("n"))))
+            if (count := _whole(s.group("n"), log, entry)) is not None:
+                log.sample_counts.append((s.group("file").strip(), count))
             continue
         if (lat := _INSTANCE_LATENCY.match(msg)) is not None:
             counters = log.instance_latencies.setdefault(lat.group("instance"), {})
