@@ -13,6 +13,8 @@ import pytest
 from esrp_report.errors import InputError, XmlInputError
 from esrp_report.ingest.config_xml import read_config_xml_with_problems
 from esrp_report.ingest.manifest import ManifestError, read_manifest
+from esrp_report.ingest.published import read_document
+from esrp_report.ingest.report_html import read_report
 from esrp_report.ingest.result_xml import read_result_xml
 from esrp_report.ingest.test_log import read_test_log
 
@@ -51,3 +53,16 @@ def test_test_log_numbers_of_5000_digits_are_problems() -> None:
     log = read_test_log(DATA / "test-log-numbers-of-5000-digits.log")
     assert log.logging_intervals_ms == [] and log.sample_counts == [] and log.samples_queried == []
     assert [p.message.split(" (")[0] for p in log.problems] == ["a number of 5,000 digits"] * 3
+
+
+def test_report_backup_time_of_huge_hours_is_a_problem() -> None:
+    # Elapsed backup times of 5,000-digit hours (ValueError from int()) and of 400-digit hours
+    # (OverflowError adding the seconds) are cells that are not durations.
+    run = read_report(DATA / "DatabaseBackup_2012_4_26_11_59_0.html")
+    assert [row.elapsed_seconds for row in run.backup[:2]] == [None, None]
+    assert sum(p.message.startswith("not a duration") for p in run.problems) == 2
+
+
+def test_published_user_count_of_5000_digits_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="a count of 5,000 digits"):
+        read_document(DATA / "published-users-of-5000-digits.txt")

@@ -678,7 +678,8 @@ class _Structure:
             ):
                 close()
                 counts = [
-                    int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", cells[2].split("concurrent")[0])
+                    _whole(n, self.doc.source, line.no)
+                    for n in re.findall(r"\d[\d,]*", cells[2].split("concurrent")[0])
                 ]
                 self.doc.series.append(m.SeriesUsers(section, label.group(1), tuple(counts), title, line.no))
                 continue
@@ -686,7 +687,7 @@ class _Structure:
                 close()
                 heads = [re.match(r"^([\d,]+) users", c) for c in cells[1:]]
                 if all(heads):
-                    values = tuple(int(h.group(1).replace(",", "")) for h in heads if h)
+                    values = tuple(_whole(h.group(1), self.doc.source, line.no) for h in heads if h)
                     self.doc.series.append(m.SeriesUsers(section, label.group(1), values, title, line.no))
                 continue
             if users_column and len(cells) >= 2 and re.fullmatch(r"[\d,]+", cells[1].strip()):
@@ -694,7 +695,7 @@ class _Structure:
                     close()
                     current = (label.group(1), [], line.no)
                 if current is not None:
-                    current[1].append(int(cells[1].replace(",", "")))
+                    current[1].append(_whole(cells[1], self.doc.source, line.no))
         close()
 
     # -- worked formulas: "Name = expression = ... = value unit"
@@ -745,6 +746,14 @@ _STANDARD_COLUMNS: dict[str, list[str]] = {
     "backup": ["Database Size (MBytes)", "Elapsed Backup Time", "MBytes Transferred/sec"],
     "recovery": ["Log files replayed", "Elapsed seconds"],
 }
+
+
+def _whole(text: str, source: str, line: int) -> int:
+    """A printed count ("12,500"); past Python's 4,300-digit limit, an InputError, not ValueError."""
+    digits = text.replace(",", "").strip()
+    if len(digits) > 4000:
+        raise InputError(source, f"a count of {len(digits):,} digits", location=f"line {line}")
+    return int(digits)
 
 
 def _canonical_header(section: str | None, width: int) -> list[str]:

@@ -306,8 +306,13 @@ def _duration_seconds(text: str) -> float | None:
     match = _DURATION.match(text.strip())
     if match is None:
         return _number(text)
-    days = int(match.group("d") or 0)
-    return ((days * 24 + int(match.group("h"))) * 60 + int(match.group("m"))) * 60 + float(match.group("s"))
+    try:
+        days = int(match.group("d") or 0)
+        return ((days * 24 + int(match.group("h"))) * 60 + int(match.group("m"))) * 60 + float(
+            match.group("s")
+        )
+    except (ValueError, OverflowError):  # hours of 4,300+ digits; or past float range
+        return None
 
 
 def _is_empty(text: str) -> bool:
