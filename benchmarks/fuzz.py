@@ -53,6 +53,7 @@ DEFAULT_OUT = ROOT / "out" / "fuzz"
 MAX_SIZE = 64 * 1024  # bytes; mutants are cut to this
 STATUS_EVERY = 50  # inputs between two status writes of a worker
 MAX_SAVED_PER_SIGNATURE = 1
+FINDING_KINDS = ("uncaught", "hang", "memory", "died")
 
 # --- formats ------------------------------------------------------------------------------------
 
@@ -845,7 +846,7 @@ def run_format(fmt: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
                 job.process.kill()
         shutil.rmtree(base, ignore_errors=True)
     seconds = time.perf_counter() - started
-    uncaught = dict(total["findings"])
+    findings = dict(total["findings"])
     return {
         "format": fmt,
         "engine": args.engine,
@@ -854,8 +855,9 @@ def run_format(fmt: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
         "inputs_per_second": round(total["count"] / seconds, 1) if seconds else None,
         "outcomes": dict(sorted(total["outcomes"].items(), key=lambda kv: -kv[1])),
         "distinct_error_messages": len(total["shapes"]),
-        "findings": uncaught,
-        "uncaught": sum(e["count"] for e in uncaught.values()),
+        "findings": findings,
+        # by kind: uncaught exceptions, hangs, memory blow-ups, workers that died
+        **{kind: sum(e["count"] for e in findings.values() if e["kind"] == kind) for kind in FINDING_KINDS},
         "restarts": sum(job.restarts for job in jobs),
     }
 
@@ -933,7 +935,8 @@ def _print(result: dict[str, Any]) -> None:
     outcomes = ", ".join(f"{k} {v}" for k, v in result["outcomes"].items())
     print(
         f"{result['format']:<11} {result['inputs']:>8,} inputs  {result['inputs_per_second']:>8,.1f}/s  "
-        f"uncaught {result['uncaught']}  ({outcomes}; {result['distinct_error_messages']} distinct messages)"
+        + "  ".join(f"{kind} {result[kind]}" for kind in FINDING_KINDS)
+        + f"  ({outcomes}; {result['distinct_error_messages']} distinct messages)"
     )
     for signature, entry in result["findings"].items():
         print(f"    {entry['kind']}: {signature} x{entry['count']}: {', '.join(entry['reproducers'])}")
