@@ -200,12 +200,17 @@ def generate_jetstress_blg(
     path: Path,
     *,
     samples: int = 5_760,
-    interval: int = 15,
+    interval: float = 15,
     instances: int = 20,
     counters: int = 450,
     seed: int = 0,
+    start: datetime = datetime(2026, 5, 4, 8, 0, 0),
+    utc_offset_minutes: int = -240,
 ) -> Path:
-    """A Jetstress-shaped binary log: every raw value a growing random walk (deterministic)."""
+    """A Jetstress-shaped binary log: every raw value a growing random walk (deterministic).
+
+    ``start`` is the collector's local time of the first sample; ``interval`` is in seconds (a
+    fraction is allowed: whole milliseconds are written)."""
     from esrp_report.synth import blg_writer as bw
 
     objects = jetstress_blg_objects(instances, counters)
@@ -213,9 +218,8 @@ def generate_jetstress_blg(
     shapes = {o.name: (len(o.instances) if o.instances else 1, len(o.counters)) for o in objects}  # type: ignore[attr-defined]
     first = {name: rng.integers(0, 1_000, size=shape) for name, shape in shapes.items()}
     base = {name: rng.integers(1, 1_000, size=shape) for name, shape in shapes.items()}
-    start = datetime(2026, 5, 4, 8, 0, 0)
-    ticks = interval * 10_000_000
-    utc0 = int((start - datetime(1601, 1, 1)).total_seconds()) * 10_000_000 + 4 * 3600 * 10_000_000
+    ticks = round(interval * 10_000_000)
+    utc0 = (int((start - datetime(1601, 1, 1)).total_seconds()) - utc_offset_minutes * 60) * 10_000_000
     step_first = {name: rng.integers(0, 5_000, size=shape) for name, shape in shapes.items()}
     step_base = {name: rng.integers(1, 50, size=shape) for name, shape in shapes.items()}
     with (
@@ -224,7 +228,7 @@ def generate_jetstress_blg(
             stream,
             machine="MBX01",
             objects=objects,
-            utc_offset_minutes=-240,
+            utc_offset_minutes=utc_offset_minutes,
             pointer_size=8,  # type: ignore[arg-type]
         ) as writer,
     ):
@@ -233,6 +237,10 @@ def generate_jetstress_blg(
                 first[name] = (first[name] + step_first[name]) % (1 << 31)
                 base[name] = base[name] + step_base[name]
             writer.add_sample(
-                start + timedelta(seconds=interval * k), 10**10 + k * ticks, utc0 + k * ticks, first, base
+                start + timedelta(microseconds=k * ticks // 10),
+                10**10 + k * ticks,
+                utc0 + k * ticks,
+                first,
+                base,
             )
     return path

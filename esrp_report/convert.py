@@ -64,17 +64,42 @@ def convert(
     fmt = output_format(output)
     if blg.sniff_blg(_head(source)):
         return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
-    log = counter_csv.read_counter_csv(source)
+    return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+
+
+def _convert_csv(
+    source: Path,
+    output: Path,
+    fmt: str,
+    *,
+    counters: Sequence[str] | None,
+    bounds: tuple[datetime | None, datetime | None],
+) -> ConvertResult:
+    """A perfmon CSV/TSV read a window of rows at a time, each written as it is read."""
+    stream = counter_csv.CounterCsvStream(source)
     selector = blg.Selector(counters)
-    chosen = log.counters.filter(pl.col("path").map_elements(selector.wants, return_dtype=pl.Boolean))
-    offset = log.utc_offset_minutes
-    samples = log.samples.select(["timestamp", *chosen.get_column("column")])
-    samples = samples.filter(_window(begin, end, offset))
+    chosen = stream.counters.filter(pl.col("path").map_elements(selector.wants, return_dtype=pl.Boolean))
+    offset = stream.utc_offset_minutes
+    selection = ["timestamp", *chosen.get_column("column")]
+    keep = _window(*bounds, offset)
     paths = chosen.get_column("path").to_list()
-    writer = _Writer(output, fmt, paths, zone=log.time_zone_name, offset=offset, source=str(source))
-    with writer:
-        writer.write(samples.get_column("timestamp"), samples.drop("timestamp"))
-    return ConvertResult(output, fmt, len(paths), samples.height, list(log.problems))
+    while True:
+        written = 0
+        try:
+            with _Writer(
+                output, fmt, paths, zone=stream.header.zone, offset=offset, source=str(source)
+            ) as writer:
+                for batch in stream.batches():
+                    samples = batch.select(selection).filter(keep)
+                    writer.write(samples.get_column("timestamp"), samples.drop("timestamp"))
+                    written += samples.height
+            break
+        except counter_csv.ReadAgain:
+            continue  # not UTF-8 after all: written again, decoded leniently
+    if stream.samples_read == 0:
+        output.unlink(missing_ok=True)
+        raise stream.no_samples()
+    return ConvertResult(output, fmt, len(paths), written, list(stream.problems))
 
 
 def _convert_blg(

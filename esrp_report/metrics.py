@@ -11,13 +11,16 @@ cooked samples inside the collection window.
 
 from __future__ import annotations
 
+import math
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from esrp_report import model as m
@@ -98,13 +101,118 @@ def collection_window(run: Run, log: CounterLog) -> Window:
     return Window(None, None, "whole log")
 
 
-def _window_frame(log: CounterLog, window: Window) -> pl.DataFrame:
-    frame = log.samples
+def _in_window(frame: pl.DataFrame, window: Window) -> pl.DataFrame:
     if window.start is not None:
         frame = frame.filter(pl.col("timestamp") >= window.start)
     if window.end is not None:
         frame = frame.filter(pl.col("timestamp") <= window.end)
     return frame
+
+
+def _window_batches(log: CounterLog, window: Window) -> Iterator[pl.DataFrame]:
+    """The samples inside the window, a batch at a time (one batch for a log held whole)."""
+    for batch in log.sample_batches():
+        inside = _in_window(batch, window)
+        if inside.height:
+            yield inside
+
+
+_EXPONENTS = 2_100  # frexp exponents of finite doubles (-1073..1024), shifted by 1074
+_SHIFT = 1_074 + 53  # a value is mantissa * 2**(exponent + 1074 - _SHIFT), mantissa an integer
+_SPLIT = 26  # mantissas split in two halves so per-batch bin sums stay exact in float64
+_ROWS = 1 << 24  # rows per bincount: 2**24 halves of < 2**27 sum exactly in float64
+
+
+class Reduction:
+    """Count, mean, minimum and maximum of per-sample expressions, fed batch by batch.
+
+    Means are exact: each finite value is split into an integer mantissa and a power of two,
+    the mantissas are summed per power of two in integers, and the total is divided by the
+    count once, correctly rounded. So the figures do not depend on how the samples were cut
+    into batches (a log read whole and the same log streamed agree to the last bit). A NaN or
+    infinite sample makes the mean NaN or infinite, as summing floats would; null is no sample.
+    """
+
+    def __init__(self, expressions: dict[str, pl.Expr]) -> None:
+        self.names = list(expressions)
+        self.expressions = [e.cast(pl.Float64).alias(n) for n, e in expressions.items()]
+        width = len(self.names)
+        self.rows = 0
+        self.counts = np.zeros(width, np.int64)
+        self.high = np.zeros(width * _EXPONENTS, np.int64)
+        self.low = np.zeros(width * _EXPONENTS, np.int64)
+        self.nan = np.zeros(width, bool)
+        self.plus_inf = np.zeros(width, bool)
+        self.minus_inf = np.zeros(width, bool)
+        self._extremes: pl.DataFrame | None = None
+
+    def add(self, frame: pl.DataFrame) -> None:
+        self.rows += frame.height
+        if not self.names or frame.height == 0:
+            return
+        derived = frame.select(self.expressions)
+        extremes = derived.select(
+            [pl.col(n).min().alias(f"min|{i}") for i, n in enumerate(self.names)]
+            + [pl.col(n).max().alias(f"max|{i}") for i, n in enumerate(self.names)]
+        )
+        both = extremes if self._extremes is None else pl.concat([self._extremes, extremes])
+        self._extremes = both.select(
+            [pl.col(c).min() if c.startswith("min|") else pl.col(c).max() for c in both.columns]
+        )
+        self.counts += np.asarray(derived.select(pl.all().count()).row(0), dtype=np.int64)
+        nulls = derived.select(pl.all().is_null()).to_numpy()
+        values = derived.to_numpy()
+        self.nan |= (np.isnan(values) & ~nulls).any(axis=0)
+        self.plus_inf |= (values == np.inf).any(axis=0)
+        self.minus_inf |= (values == -np.inf).any(axis=0)
+        for at in range(0, len(values), _ROWS):
+            part = values[at : at + _ROWS]
+            rows, columns = np.nonzero(np.isfinite(part))
+            mantissas, exponents = np.frexp(part[rows, columns])
+            whole = (mantissas * float(1 << 53)).astype(np.int64)
+            high = whole >> _SPLIT
+            bins = columns * _EXPONENTS + (exponents + 1_074)
+            size = len(self.high)
+            self.high += np.bincount(bins, weights=high, minlength=size).astype(np.int64)
+            self.low += np.bincount(bins, weights=whole - (high << _SPLIT), minlength=size).astype(np.int64)
+
+    def count(self, name: str) -> int:
+        return int(self.counts[self.names.index(name)])
+
+    def mean(self, name: str) -> float | None:
+        index = self.names.index(name)
+        count = int(self.counts[index])
+        if count == 0:
+            return None
+        plus, minus = bool(self.plus_inf[index]), bool(self.minus_inf[index])
+        if self.nan[index] or (plus and minus):
+            return math.nan
+        if plus or minus:
+            return math.inf if plus else -math.inf
+        span = slice(index * _EXPONENTS, (index + 1) * _EXPONENTS)
+        high, low = self.high[span], self.low[span]
+        used = np.flatnonzero(high | low)
+        if not len(used):
+            return 0.0
+        base = int(used[0])
+        total = sum(((int(high[b]) << _SPLIT) + int(low[b])) << (int(b) - base) for b in used)
+        power = base - _SHIFT
+        try:
+            return (total << power) / count if power >= 0 else total / (count << -power)
+        except OverflowError:
+            return math.inf if total > 0 else -math.inf
+
+    def _extreme(self, kind: str, name: str) -> float | None:
+        if self._extremes is None:
+            return None
+        value = self._extremes.get_column(f"{kind}|{self.names.index(name)}")[0]
+        return None if value is None else float(value)
+
+    def min(self, name: str) -> float | None:
+        return self._extreme("min", name)
+
+    def max(self, name: str) -> float | None:
+        return self._extreme("max", name)
 
 
 def _first_columns(counters: pl.DataFrame) -> pl.DataFrame:
@@ -132,8 +240,21 @@ def _instance_columns(log: CounterLog) -> dict[str, dict[str, str]]:
 
 def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     window = collection_window(run, log)
-    frame = _window_frame(log, window)
-    result = CounterMetrics(window=window, samples_in_window=frame.height)
+    columns = _instance_columns(log)
+    wanted = sorted({col for per in columns.values() for col in per.values()})
+    host = _host_expressions(log)
+    volumes = _volume_expressions(log)
+    reads = _transactional_expressions(columns)
+    expressions = {f"col|{c}": pl.col(c) for c in wanted}
+    expressions |= {f"host|{label}": e for label, e in host.items()}
+    expressions |= {f"vol|{key}": e for key, e in volumes.items()}
+    expressions |= reads
+    # One pass over the window (the samples held, or read again from the file batch by batch).
+    reduced = Reduction(expressions)
+    for batch in _window_batches(log, window):
+        reduced.add(batch)
+
+    result = CounterMetrics(window=window, samples_in_window=reduced.rows)
     if window.origin == "whole log":
         result.problems.append(
             Problem(
@@ -143,35 +264,25 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
                 severity="warning",
             )
         )
-    if frame.height == 0:
+    if reduced.rows == 0:
         result.problems.append(
             Problem(log.source, "no samples inside the collection window", severity="error")
         )
         return result
 
-    columns = _instance_columns(log)
-    wanted = sorted({col for per in columns.values() for col in per.values()})
-    stats = frame.select(
-        [pl.col(c).mean().alias(f"mean|{c}") for c in wanted]
-        + [pl.col(c).max().alias(f"max|{c}") for c in wanted]
-        + [pl.col(c).count().alias(f"n|{c}") for c in wanted]
-    ).row(0, named=True)
-
-    # Per-sample derivations (transactional = total - maintenance) need the samples themselves.
-    derived = _transactional_reads(frame, columns)
-
+    derived = _transactional_reads(reduced, columns)
     transactional = InstanceTable(TableKind.TRANSACTIONAL, source=log.source)
     bdm = InstanceTable(TableKind.BACKGROUND_MAINTENANCE, source=log.source)
     replication = InstanceTable(TableKind.LOG_REPLICATION, source=log.source)
     total = InstanceTable(TableKind.TOTAL, source=log.source)
     for name in sorted(columns, key=_natural_key):
         per = columns[name]
-        means = {key: stats[f"mean|{col}"] for key, col in per.items() if stats[f"mean|{col}"] is not None}
+        means = {key: v for key, col in per.items() if (v := reduced.mean(f"col|{col}")) is not None}
         result.maxima[name] = {
-            key: stats[f"max|{col}"] for key, col in per.items() if stats[f"max|{col}"] is not None
+            key: v for key, col in per.items() if (v := reduced.max(f"col|{col}")) is not None
         }
         result.latency_samples[name] = {
-            key: stats[f"n|{col}"] for key, col in per.items() if key in m.LATENCY_METRICS
+            key: reduced.count(f"col|{col}") for key, col in per.items() if key in m.LATENCY_METRICS
         }
         total.rows.append(
             InstanceRow(name, {k: v for k, v in means.items() if k not in (m.BDM_READS, m.BDM_READ_BYTES)})
@@ -203,23 +314,28 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     for table in (transactional, bdm, replication, total):
         if table.rows and any(row.values for row in table.rows):
             result.tables[table.kind] = table
-    result.host = _host_counters(log, frame)
-    result.volumes = _volume_means(log, frame)
+    result.host = [
+        HostCounter(x, reduced.mean(f"host|{x}"), reduced.min(f"host|{x}"), reduced.max(f"host|{x}"))
+        for x in host
+    ]
+    for key in volumes:
+        value = reduced.mean(f"vol|{key}")
+        if value is not None:
+            volume, metric = key.rsplit("|", 1)
+            result.volumes.setdefault(volume, {})[metric] = value
     return result
 
 
-def _transactional_reads(
-    frame: pl.DataFrame, columns: dict[str, dict[str, str]]
-) -> dict[str, dict[str, float]]:
-    exprs: list[pl.Expr] = []
-    names: list[str] = []
+def _transactional_expressions(columns: dict[str, dict[str, str]]) -> dict[str, pl.Expr]:
+    """Per-sample transactional reads (total less maintenance) and their bytes per read."""
+    exprs: dict[str, pl.Expr] = {}
     for name, per in columns.items():
         if m.DB_READS not in per:
             continue
         total_reads = pl.col(per[m.DB_READS])
         bdm_reads = pl.col(per[m.BDM_READS]) if m.BDM_READS in per else pl.lit(0.0)
         trans_reads = total_reads - bdm_reads
-        exprs.append(trans_reads.mean().alias(f"reads|{name}"))
+        exprs[f"reads|{name}"] = trans_reads
         if m.DB_READ_BYTES in per:
             bdm_bytes = (
                 pl.col(per[m.BDM_READS]) * pl.col(per[m.BDM_READ_BYTES])
@@ -227,26 +343,30 @@ def _transactional_reads(
                 else pl.lit(0.0)
             )
             per_sample = (total_reads * pl.col(per[m.DB_READ_BYTES]) - bdm_bytes) / trans_reads
-            exprs.append(per_sample.filter(trans_reads > 0).mean().alias(f"bytes|{name}"))
-        names.append(name)
-    if not exprs:
-        return {}
-    row = frame.select(exprs).row(0, named=True)
+            exprs[f"bytes|{name}"] = pl.when(trans_reads > 0).then(per_sample)
+    return exprs
+
+
+def _transactional_reads(
+    reduced: Reduction, columns: dict[str, dict[str, str]]
+) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for name in names:
+    for name, per in columns.items():
+        if m.DB_READS not in per:
+            continue
         values: dict[str, float] = {}
-        if row.get(f"reads|{name}") is not None:
-            values[m.DB_READS] = row[f"reads|{name}"]
-        if row.get(f"bytes|{name}") is not None:
-            values[m.DB_READ_BYTES] = row[f"bytes|{name}"]
+        if (reads := reduced.mean(f"reads|{name}")) is not None:
+            values[m.DB_READS] = reads
+        if m.DB_READ_BYTES in per and (size := reduced.mean(f"bytes|{name}")) is not None:
+            values[m.DB_READ_BYTES] = size
         out[name] = values
     return out
 
 
-def _host_counters(log: CounterLog, frame: pl.DataFrame) -> list[HostCounter]:
+def _host_expressions(log: CounterLog) -> dict[str, pl.Expr]:
+    """Host counter label -> its per-sample value (several instances summed)."""
     counters = _first_columns(log.counters)
-    labels: list[str] = []
-    exprs: list[pl.Expr] = []
+    exprs: dict[str, pl.Expr] = {}
     for label, (obj, counter, instance) in counter_map().host_counters.items():
         selected = counters.filter(
             (pl.col("object").str.to_lowercase() == obj.lower())
@@ -261,47 +381,27 @@ def _host_counters(log: CounterLog, frame: pl.DataFrame) -> list[HostCounter]:
         else:
             selected = selected.filter(pl.col("instance").is_null())
         cols = selected["column"].to_list()
-        if not cols:
-            continue
-        series = pl.sum_horizontal([pl.col(c) for c in cols]) if len(cols) > 1 else pl.col(cols[0])
-        labels.append(label)
-        exprs += [
-            series.mean().alias(f"avg|{label}"),
-            series.min().alias(f"min|{label}"),
-            series.max().alias(f"max|{label}"),
-        ]
-    if not exprs:
-        return []
-    # One pass over the window for every host counter.
-    stats = frame.select(exprs).row(0, named=True)
-    return [HostCounter(x, stats[f"avg|{x}"], stats[f"min|{x}"], stats[f"max|{x}"]) for x in labels]
+        if cols:
+            exprs[label] = pl.sum_horizontal([pl.col(c) for c in cols]) if len(cols) > 1 else pl.col(cols[0])
+    return exprs
 
 
-def _volume_means(log: CounterLog, frame: pl.DataFrame) -> dict[str, dict[str, float]]:
+def _volume_expressions(log: CounterLog) -> dict[str, pl.Expr]:
+    """``volume|metric`` -> the per-sample value in report units."""
     vmap = counter_map().volume_counters
     counters = _first_columns(log.counters).filter(
         (pl.col("object").str.to_lowercase() == "logicaldisk")
         & pl.col("instance").is_not_null()
         & (pl.col("instance").str.to_lowercase() != "_total")
     )
-    exprs: list[pl.Expr] = []
-    keys: list[tuple[str, str, str]] = []
+    exprs: dict[str, pl.Expr] = {}
     for row in counters.iter_rows(named=True):
         spec = vmap.get(_fold(row["counter"]))
         if spec is None:
             continue
         key, scale = spec
-        alias = f"{row['instance']}|{key}"
-        exprs.append((pl.col(row["column"]) * scale).mean().alias(alias))
-        keys.append((row["instance"], key, alias))
-    if not exprs:
-        return {}
-    means = frame.select(exprs).row(0, named=True)
-    out: dict[str, dict[str, float]] = {}
-    for volume, key, alias in keys:
-        if means[alias] is not None:
-            out.setdefault(volume, {})[key] = means[alias]
-    return out
+        exprs.setdefault(f"{row['instance']}|{key}", pl.col(row["column"]) * scale)
+    return exprs
 
 
 def _natural_key(name: str) -> list[object]:
@@ -319,13 +419,56 @@ def instance_series(run: Run, log: CounterLog, metric: str, max_points: int = 40
         for name, cols in sorted(_instance_columns(log).items(), key=lambda kv: _natural_key(kv[0]))
         if metric in cols
     }
-    frame = _window_frame(log, collection_window(run, log)).select(
-        "timestamp", *(pl.col(col).alias(name) for name, col in columns.items())
-    )
+    selection = ["timestamp", *(pl.col(col).alias(name) for name, col in columns.items())]
+    window = collection_window(run, log)
+    if log.streamed:
+        return _streamed_series(log, window, selection, max_points)
+    frame = _in_window(log.samples, window).select(selection)
     if frame.height <= max_points or frame.height < 2:
         return frame
-    span = frame["timestamp"][-1] - frame["timestamp"][0]
-    every = max(span / max_points, timedelta(seconds=1))
+    return _buckets(frame, _bucket_width(frame["timestamp"][0], frame["timestamp"][-1], max_points))
+
+
+def _bucket_width(first: Any, last: Any, max_points: int) -> timedelta:
+    span: timedelta = last - first
+    return max(span / max_points, timedelta(seconds=1))
+
+
+def _buckets(frame: pl.DataFrame, every: timedelta) -> pl.DataFrame:
     return (
         frame.sort("timestamp").group_by_dynamic("timestamp", every=every).agg(pl.exclude("timestamp").mean())
+    )
+
+
+def _streamed_series(log: CounterLog, window: Window, selection: list[Any], max_points: int) -> pl.DataFrame:
+    """:func:`instance_series` from a log read batch by batch: a first pass finds the window's
+    first and last samples, a second sums each bucket (the buckets ``group_by_dynamic`` makes:
+    time stamps truncated to the bucket width)."""
+    rows, first, last = 0, None, None
+    kept: list[pl.DataFrame] = []
+    for batch in _window_batches(log, window):
+        stamps = batch.get_column("timestamp")
+        first = stamps[0] if first is None else first
+        last = stamps[-1]
+        rows += batch.height
+        if rows <= max_points:
+            kept.append(batch.select(selection))
+    if rows <= max_points or rows < 2:
+        return pl.concat(kept) if kept else next(log.sample_batches()).head(0).select(selection)
+    every = _bucket_width(first, last, max_points)
+    parts = []
+    for batch in _window_batches(log, window):
+        frame = batch.select(selection).with_columns(pl.col("timestamp").dt.truncate(every))
+        values = frame.columns[1:]
+        parts.append(
+            frame.group_by("timestamp").agg(
+                [pl.col(c).sum().alias(f"sum|{c}") for c in values]
+                + [pl.col(c).count().alias(f"n|{c}") for c in values]
+            )
+        )
+        names = values
+    summed = pl.concat(parts).group_by("timestamp").agg(pl.exclude("timestamp").sum()).sort("timestamp")
+    return summed.select(
+        "timestamp",
+        *(pl.when(pl.col(f"n|{c}") > 0).then(pl.col(f"sum|{c}") / pl.col(f"n|{c}")).alias(c) for c in names),
     )

@@ -9,10 +9,11 @@ Values keep full precision; nothing in the model is rounded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import polars as pl
 
@@ -298,6 +299,79 @@ class CounterLog:
     @property
     def sample_count(self) -> int:
         return self.samples.height
+
+    @property
+    def streamed(self) -> bool:
+        """Are the samples read from the file on demand, batch by batch (a large log)?"""
+        return False
+
+    def sample_batches(self) -> Iterator[pl.DataFrame]:
+        """The samples in order, a batch of rows at a time (here: the whole frame, once)."""
+        yield self.samples
+
+
+class SampleSource(Protocol):
+    """Where a streamed log's samples come from: every call reads the file again."""
+
+    def batches(self) -> Iterator[pl.DataFrame]: ...
+
+
+class StreamedCounterLog(CounterLog):
+    """A counter log too large to hold: its samples are read from the file again whenever they
+    are needed, one bounded batch of rows at a time (``sample_batches``). ``samples`` still
+    works, but it reads and holds every sample: code that handles large logs uses the batches.
+    """
+
+    def __init__(
+        self,
+        *,
+        source: str,
+        format: str,
+        counters: pl.DataFrame,
+        reader: SampleSource,
+        sample_count: int,
+        utc_offset_minutes: int | None = None,
+        time_zone_name: str | None = None,
+        problems: list[Problem] | None = None,
+    ) -> None:
+        self._reader = reader
+        self._count = sample_count
+        super().__init__(
+            source=source,
+            format=format,
+            counters=counters,
+            samples=pl.DataFrame(),
+            utc_offset_minutes=utc_offset_minutes,
+            time_zone_name=time_zone_name,
+            problems=problems or [],
+        )
+
+    def __repr__(self) -> str:
+        return f"StreamedCounterLog({self.source!r}, {self.format!r}, {self._count} samples)"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def samples(self) -> pl.DataFrame:
+        return pl.concat(list(self._reader.batches()), how="vertical")
+
+    @samples.setter
+    def samples(self, _value: pl.DataFrame) -> None:
+        pass  # the file holds them
+
+    @property
+    def sample_count(self) -> int:
+        return self._count
+
+    @property
+    def streamed(self) -> bool:
+        return True
+
+    def sample_batches(self) -> Iterator[pl.DataFrame]:
+        yield from self._reader.batches()
 
 
 @dataclass

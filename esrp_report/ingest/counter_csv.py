@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import polars as pl
@@ -34,7 +34,7 @@ import pyarrow.csv as pacsv
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
-from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem, StreamedCounterLog
 
 try:
     from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]
@@ -71,12 +71,25 @@ def read_counter_csv(path: str | Path, *, engine: str = "auto") -> CounterLog:
 
     ``engine``: "native" (the compiled row parser), "pyarrow", or "auto" (native when built).
     """
+    native = _native(engine)
+    source = Path(path)
+    encoding = _encoding(source)
+    try:
+        return _read(source, encoding, native=native)
+    except _NotUtf8:
+        # The head looked like UTF-8 but later bytes are not: decode leniently and say so.
+        return _read(source, "utf-8-lenient", native=native)
+
+
+def _native(engine: str) -> bool:
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     if engine == "native" and _pdhcsv is None:
         raise RuntimeError("the compiled PDH-CSV parser is not built in this installation")
-    native = engine != "pyarrow" and _pdhcsv is not None
-    source = Path(path)
+    return engine != "pyarrow" and _pdhcsv is not None
+
+
+def _encoding(source: Path) -> str:
     try:
         with source.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -84,11 +97,7 @@ def read_counter_csv(path: str | Path, *, engine: str = "auto") -> CounterLog:
         raise CounterLogError(source, f"cannot read file: {exc.strerror or exc}") from exc
     if not head.strip(b"\x00\r\n\t \xef\xbb\xbf\xff\xfe"):
         raise CounterLogError(source, "empty file", location="line 1", expected=_EXPECTED_HEADER)
-    try:
-        return _read(source, sniff_encoding(head), native=native)
-    except _NotUtf8:
-        # The head looked like UTF-8 but later bytes are not: decode leniently and say so.
-        return _read(source, "utf-8-lenient", native=native)
+    return sniff_encoding(head)
 
 
 class _NotUtf8(Exception):
@@ -116,19 +125,23 @@ class _Damage:
     message: str
     lines: list[int]  # physical 1-based line numbers, when known
     count: int
+    kind: str = ""  # damage of one kind from several stretches of a file merges (_merged)
+    facts: tuple[Any, ...] = ()  # what the message names besides the count
 
 
 @dataclass
 class _Body:
-    """The data rows: ``data[start:end]`` (a last line cut short is left out)."""
+    """The data rows: ``data[start:end]`` (a last line cut short is left out); ``data[start]``
+    begins line ``first_line`` of the file."""
 
     data: memoryview
     start: int
     end: int
+    first_line: int
 
     @cached_property
     def lines(self) -> _Lines:
-        return _Lines(self.data, self.start, self.end)
+        return _Lines(self.data, self.start, self.end, self.first_line)
 
 
 def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
@@ -136,7 +149,8 @@ def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
         header = _read_header(data, source)
         counters, path_problems = _counters_frame(header, source)
         columns = counters.get_column("column").to_list()
-        body, damage = _body(data, header, len(columns) + 1)
+        start = min(header.length, len(data))
+        body, damage = _body(data, header, len(columns) + 1, start, 1 + _count_newlines(data[:start]))
         if native:
             samples = _native_samples(body, header, columns, damage)
         else:
@@ -158,6 +172,192 @@ def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
         time_zone_name=header.zone,
         problems=header.problems + path_problems + decode_problems + _damage_problems(source, damage),
     )
+
+
+# --- large logs: a window of rows at a time ------------------------------------------------------
+
+STREAM_BYTES = 256 << 20  # logs larger than this are streamed (see read_counter_log)
+BATCH_BYTES = 64 << 20  # text read, parsed and let go at a time when streaming
+
+
+def read_counter_log(path: str | Path, *, stream_bytes: int | None = None) -> CounterLog:
+    """The log whole (:func:`read_counter_csv`) or, above ``stream_bytes``, streamed
+    (:func:`open_counter_csv`): the same counters, problems and samples either way."""
+    source = Path(path)
+    try:
+        size = source.stat().st_size
+    except OSError:
+        size = 0  # read_counter_csv says why it cannot be read
+    if size > (STREAM_BYTES if stream_bytes is None else stream_bytes):
+        return open_counter_csv(source)
+    return read_counter_csv(source)
+
+
+class ReadAgain(Exception):
+    """The log turned out not to be UTF-8 after samples were handed out: start over (the
+    stream now decodes leniently)."""
+
+
+class CounterCsvStream:
+    """A perfmon CSV/TSV read ``batch_bytes`` of text at a time (memory bounded by the batch,
+    not the file). Each :meth:`batches` reads the file again; at its end ``samples_read`` and
+    ``problems`` are final, and the same as :func:`read_counter_csv` reports (damaged rows are
+    found window by window and merged, so counts, lines and first examples agree).
+    """
+
+    def __init__(self, path: str | Path, *, engine: str = "auto", batch_bytes: int | None = None) -> None:
+        self.native = _native(engine)
+        self.source = Path(path)
+        self.batch_bytes = max(1, BATCH_BYTES if batch_bytes is None else batch_bytes)
+        self.encoding = _encoding(self.source)
+        try:
+            self._open()
+        except _NotUtf8:
+            self.encoding = "utf-8-lenient"
+            self._open()
+        self.samples_read = 0
+        self.problems: list[Problem] = []
+
+    def _open(self) -> None:
+        with self.source.open("rb") as handle:
+            head = _first_line(handle, self.encoding)
+        self.header = _read_header(memoryview(head), self.source)
+        self.counters, self.path_problems = _counters_frame(self.header, self.source)
+        self.columns = self.counters.get_column("column").to_list()
+
+    @property
+    def format(self) -> str:
+        return "pdh-tsv" if self.header.separator == "\t" else "pdh-csv"
+
+    @property
+    def utc_offset_minutes(self) -> int | None:
+        return -self.header.bias if self.header.bias is not None else None
+
+    def batches(self) -> Iterator[pl.DataFrame]:
+        """Every sample, in file order, a frame of rows per window (``timestamp`` plus the
+        counter columns, as in :attr:`CounterLog.samples`)."""
+        handed_out = False
+        while True:
+            try:
+                for frame in self._pass():
+                    handed_out = True
+                    yield frame
+                return
+            except _NotUtf8:
+                if self.encoding == "utf-8-lenient":
+                    raise  # pragma: no cover - a lenient decode yields valid UTF-8
+                self.encoding = "utf-8-lenient"
+                if handed_out:
+                    raise ReadAgain(str(self.source)) from None
+
+    def _pass(self) -> Iterator[pl.DataFrame]:
+        header, fields = self.header, len(self.columns) + 1
+        damage: list[_Damage] = []
+        samples = 0
+        with _utf8_copy(self.source, self.encoding) as (utf8, decode_problems), utf8.open("rb") as handle:
+            handle.seek(header.length)
+            line = 1 + (1 if header.length else 0)
+            for window, final in _windows(handle, self.batch_bytes):
+                view = memoryview(window)
+                if final:
+                    body, found = _body(view, header, fields, 0, line)
+                else:
+                    body, found = _Body(view, 0, len(view), line), []
+                line += window.count(b"\n")
+                if body.end > body.start:
+                    if self.native:
+                        frame = _native_samples(body, header, self.columns, found)
+                    else:
+                        rows = _arrow_rows(body, self.source, header, self.columns, found)
+                        frame = _samples_frame(rows, header, body, found)
+                    samples += frame.height
+                else:
+                    frame = None
+                damage.extend(found)
+                del body, view
+                if frame is not None and frame.height:
+                    yield frame
+        self.samples_read = samples
+        self.problems = (
+            header.problems
+            + self.path_problems
+            + decode_problems
+            + _damage_problems(self.source, _merged(damage))
+        )
+
+    def no_samples(self) -> CounterLogError:
+        lost = sum(p.lost for p in self.problems)
+        return CounterLogError(
+            self.source,
+            "no readable samples" + (f" ({lost} damaged row(s) dropped)" if lost else ""),
+            location="line 2",
+            expected=_EXPECTED_ROW,
+        )
+
+
+def open_counter_csv(
+    path: str | Path, *, engine: str = "auto", batch_bytes: int | None = None
+) -> StreamedCounterLog:
+    """A perfmon CSV/TSV as a log whose samples stay in the file (read a window at a time
+    whenever they are needed). One pass here counts the samples and finds the damage."""
+    stream = CounterCsvStream(path, engine=engine, batch_bytes=batch_bytes)
+    while True:
+        try:
+            for _ in stream.batches():
+                pass
+            break
+        except ReadAgain:
+            continue  # not UTF-8 after all: counted again, decoded leniently
+    if stream.samples_read == 0:
+        raise stream.no_samples()
+    return StreamedCounterLog(
+        source=str(stream.source),
+        format=stream.format,
+        counters=stream.counters,
+        reader=stream,
+        sample_count=stream.samples_read,
+        utc_offset_minutes=stream.utc_offset_minutes,
+        time_zone_name=stream.header.zone,
+        problems=list(stream.problems),
+    )
+
+
+def _first_line(handle: BinaryIO, encoding: str) -> bytes:
+    """The first line (line end included, or the whole file if it has none) as the UTF-8 bytes
+    :func:`_utf8_copy` starts with."""
+    if encoding in ("utf-8", "utf-8-sig"):
+        parts = []
+        while chunk := handle.read(1 << 20):
+            parts.append(chunk)
+            if b"\n" in chunk:
+                break
+        return b"".join(parts)
+    codec = "utf-8" if encoding == "utf-8-lenient" else encoding
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    text = ""
+    while "\n" not in text:
+        chunk = handle.read(1 << 20)
+        text += decoder.decode(chunk, final=not chunk)
+        if not chunk:
+            break
+    end = text.find("\n")
+    return (text if end < 0 else text[: end + 1]).encode("utf-8")
+
+
+def _windows(handle: BinaryIO, size: int) -> Iterator[tuple[bytes, bool]]:
+    """The rest of the file in windows of whole lines (about ``size`` bytes each); the last
+    window (``True``) is what follows the last line end, if anything."""
+    carry = b""
+    while chunk := handle.read(size):
+        data = carry + chunk if carry else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data
+            continue
+        carry = data[cut:]
+        yield (data[:cut] if cut < len(data) else data), False
+        del data, chunk
+    yield carry, True
 
 
 @contextmanager
@@ -332,25 +532,27 @@ def _counters_frame(header: _Header, source: Path) -> tuple[pl.DataFrame, list[P
 # --- rows: what both engines share --------------------------------------------------------------
 
 
-def _body(data: memoryview, header: _Header, fields: int) -> tuple[_Body, list[_Damage]]:
-    """The data rows, without a last line that was cut short (which is reported instead)."""
-    start = min(header.length, len(data))
+def _body(
+    data: memoryview, header: _Header, fields: int, start: int, first_line: int
+) -> tuple[_Body, list[_Damage]]:
+    """The data rows from ``start`` (line ``first_line``) to the end of the file (the end of
+    ``data``), without a last line that was cut short (which is reported instead)."""
     size = len(data)
     if size <= start or data[size - 1] == 0x0A:
-        return _Body(data, start, size), []
+        return _Body(data, start, size, first_line), []
     last_newline = _rfind(data, b"\n", start)
     line_start = start if last_newline < 0 else last_newline + 1
     tail = bytes(data[line_start:size])
     if not tail.strip(b"\x00\r\n\t \x1a"):
-        return _Body(data, start, line_start), []  # padding after the last line end: nothing lost
+        return _Body(data, start, line_start, first_line), []  # padding after the last line end
     text = tail.decode("utf-8", errors="replace").rstrip("\r")
     cells = _cells(text, header.separator)
     quotes_closed = text.count('"') % 2 == 0 and (not text.startswith('"') or text.endswith('"'))
     if quotes_closed and len(cells) == fields:
-        return _Body(data, start, size), []  # a whole row that only lacks its line end
-    line = 1 + _count_newlines(data[:line_start])
-    return _Body(data, start, line_start), [
-        _Damage("last line is cut short (file truncated?); row dropped", [line], 1)
+        return _Body(data, start, size, first_line), []  # a whole row that only lacks its line end
+    line = first_line + _count_newlines(data[start:line_start])
+    return _Body(data, start, line_start, first_line), [
+        _Damage("last line is cut short (file truncated?); row dropped", [line], 1, "cut")
     ]
 
 
@@ -366,9 +568,9 @@ def _cells(text: str, separator: str) -> list[str]:
 class _Lines:
     """Line starts of the data rows; built only when a problem needs line numbers."""
 
-    def __init__(self, data: memoryview, start: int, end: int) -> None:
+    def __init__(self, data: memoryview, start: int, end: int, first_line: int) -> None:
         self.raw = bytes(data[start:end])
-        self.first_line = 1 + _count_newlines(data[:start])
+        self.first_line = first_line
         octets = np.frombuffer(self.raw, dtype=np.uint8)
         newlines = np.flatnonzero(octets == 0x0A)
         self.starts = np.concatenate(([0], newlines + 1))
@@ -416,12 +618,27 @@ def _field_count_damage(counts_and_lines: list[tuple[int, int | None]], expected
             counts = "/".join(map(str, sorted({n for n, _ in found})))
             damage.append(
                 _Damage(
-                    f"{len(found)} row(s) with {label} fields ({counts}, expected {expected}); rows dropped",
+                    _field_count_message(len(found), label, counts, expected),
                     sorted(line for _, line in found if line is not None),
                     len(found),
+                    label,
+                    (frozenset(n for n, _ in found), expected),
                 )
             )
     return damage
+
+
+def _field_count_message(count: int, label: str, counts: str, expected: int) -> str:
+    return f"{count} row(s) with {label} fields ({counts}, expected {expected}); rows dropped"
+
+
+def _broken_quotes(lines: list[int]) -> _Damage:
+    return _Damage(
+        f"{len(lines)} row(s) with a quote that is not closed or text after a closing quote; rows dropped",
+        lines,
+        len(lines),
+        "quotes",
+    )
 
 
 def _not_a_number(count: int, value: str, column: int, lines: list[int]) -> _Damage:
@@ -430,6 +647,8 @@ def _not_a_number(count: int, value: str, column: int, lines: list[int]) -> _Dam
         "rows dropped",
         lines,
         count,
+        "number",
+        (value, column),
     )
 
 
@@ -439,7 +658,39 @@ def _unreadable_stamp(count: int, value: str, lines: list[int]) -> _Damage:
         "expected MM/DD/YYYY HH:MM:SS.fff); rows dropped",
         lines,
         count,
+        "stamp",
+        (value,),
     )
+
+
+def _merged(damage: list[_Damage]) -> list[_Damage]:
+    """Damage found stretch by stretch, as one read of the whole file reports it: one problem per
+    kind, its count the sum, its lines in file order, its "first" the first in the file."""
+    kinds: dict[str, list[_Damage]] = {}
+    for item in damage:
+        kinds.setdefault(item.kind or str(id(item)), []).append(item)
+    merged = []
+    for items in kinds.values():
+        first = items[0]
+        if len(items) == 1:
+            merged.append(first)
+            continue
+        count = sum(item.count for item in items)
+        lines = [line for item in items for line in item.lines]
+        if first.kind in ("too few", "too many"):
+            expected = first.facts[1]
+            fields = sorted(frozenset().union(*(item.facts[0] for item in items)))
+            message = _field_count_message(count, first.kind, "/".join(map(str, fields)), expected)
+            merged.append(_Damage(message, lines, count, first.kind, (frozenset(fields), expected)))
+        elif first.kind == "number":
+            merged.append(_not_a_number(count, first.facts[0], first.facts[1], lines))
+        elif first.kind == "stamp":
+            merged.append(_unreadable_stamp(count, first.facts[0], lines))
+        elif first.kind == "quotes":
+            merged.append(_broken_quotes(lines))
+        else:
+            merged.extend(items)
+    return merged
 
 
 def _damage_problems(source: Path, damage: list[_Damage]) -> list[Problem]:
@@ -474,7 +725,7 @@ def _native_samples(body: _Body, header: _Header, columns: list[str], damage: li
     """Rows parsed by ``_pdhcsv`` (threads, GIL released); damaged rows re-read here to say why."""
     assert _pdhcsv is not None
     threads = min(os.cpu_count() or 1, 4)
-    first_line = 1 + _count_newlines(body.data[: body.start])
+    first_line = body.first_line
     values_b, stamps_b, status_b, bad_b, first_b, lines_b = _pdhcsv.parse(
         body.data[: body.end], body.start, len(columns), header.separator, threads, first_line
     )
@@ -512,14 +763,7 @@ def _native_damage(body: _Body, header: _Header, rows: _Verdicts) -> list[_Damag
     )
     broken = row_lines[status == 3].tolist()
     if broken:
-        damage.append(
-            _Damage(
-                f"{len(broken)} row(s) with a quote that is not closed or text after a closing quote; "
-                "rows dropped",
-                broken,
-                len(broken),
-            )
-        )
+        damage.append(_broken_quotes(broken))
     numbers_bad = np.flatnonzero((status == 0) & (bad > 0))
     if len(numbers_bad):
         row = int(numbers_bad[0])
@@ -662,7 +906,11 @@ def _samples_frame(table: pa.Table, header: _Header, body: _Body, damage: list[_
 
 
 def _count_newlines(data: memoryview) -> int:
-    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))
+    window = 16 << 20  # a window at a time: no temporary as large as the file
+    return sum(
+        int(np.count_nonzero(np.frombuffer(data[at : at + window], dtype=np.uint8) == 0x0A))
+        for at in range(0, len(data), window)
+    )
 
 
 def _find(data: memoryview, needle: bytes) -> int:

@@ -13,7 +13,16 @@ from pathlib import Path
 
 from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
-from esrp_report.ingest import blg, config_xml, counter_csv, event_log, report_html, result_xml, test_log
+from esrp_report.ingest import (
+    blg,
+    blg_stream,
+    config_xml,
+    counter_csv,
+    event_log,
+    report_html,
+    result_xml,
+    test_log,
+)
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
@@ -111,11 +120,11 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
                 evidence.configs.append((file, profile))
                 evidence.problems.extend(problems)
             elif fmt == COUNTER_CSV:
-                evidence.counter_logs.append(counter_csv.read_counter_csv(file))
+                evidence.counter_logs.append(counter_csv.read_counter_log(file))
             elif fmt == TEST_LOG:
                 evidence.test_logs.append(test_log.read_test_log(file))
             elif fmt == BLG:
-                evidence.counter_logs.append(blg.read_blg(file))
+                evidence.counter_logs.append(blg_stream.read_blg_log(file))
             elif fmt == EVENT_LOG:
                 log = event_log.read_event_log(file)
                 evidence.event_logs.append(log)
