@@ -12,6 +12,7 @@ import pytest
 
 from esrp_report.errors import InputError, XmlInputError
 from esrp_report.ingest.config_xml import read_config_xml_with_problems
+from esrp_report.ingest.counter_csv import read_counter_csv
 from esrp_report.ingest.manifest import ManifestError, read_manifest
 from esrp_report.ingest.published import read_document
 from esrp_report.ingest.report_html import read_report
@@ -66,3 +67,14 @@ def test_report_backup_time_of_huge_hours_is_a_problem() -> None:
 def test_published_user_count_of_5000_digits_is_an_input_error() -> None:
     with pytest.raises(InputError, match="a count of 5,000 digits"):
         read_document(DATA / "published-users-of-5000-digits.txt")
+
+
+@pytest.mark.parametrize("engine", ["auto", "pyarrow"])
+@pytest.mark.parametrize("name", ["Performance_bias_400_digits.csv", "Performance_bias_5000_digits.csv"])
+def test_counter_csv_absurd_time_zone_bias_is_a_problem(name: str, engine: str) -> None:
+    # "(PDH-CSV 4.0) (Eastern Standard Time)(999...)": OverflowError (C long) in the timestamp
+    # shift, or ValueError from int() past 4,300 digits. Now: no bias, and the reason said.
+    log = read_counter_csv(DATA / name, engine=engine)
+    assert log.utc_offset_minutes is None
+    assert "is not a number of minutes within a day" in log.problems[0].message
+    assert log.samples.height > 0

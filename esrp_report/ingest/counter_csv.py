@@ -49,6 +49,7 @@ _EXPECTED_ROW = '"MM/DD/YYYY HH:MM:SS.fff" followed by one number (or " ") per c
 _SIGNATURE = re.compile(r'^\ufeff?\s*"?\s*\(PDH-(?P<kind>CSV|TSV)\b[^)]*\)?', re.IGNORECASE)
 _GROUP = re.compile(r"\(([^()]*)(\)|$)")
 _BIAS = re.compile(r"^\s*[-+]?\d+\s*$")
+_MAX_BIAS = 24 * 60  # minutes
 _DATA_ROW = re.compile(r'^\ufeff?"?\d{1,2}/\d{1,2}/\d{4} ')
 _TRANSCODE_CHUNK = 4 << 20
 _LISTED_LINES = 10
@@ -468,15 +469,29 @@ def _zone_and_bias(cell: str, source: Path) -> tuple[str | None, int | None, lis
     zone: str | None = None
     bias: int | None = None
     cut_short = False
+    absurd: str | None = None
     for group in _GROUP.finditer(rest):
         text, closed = group.group(1), bool(group.group(2))
         if not closed:
             cut_short = True
-        elif _BIAS.match(text) and bias is None:
-            bias = int(text)
+        elif _BIAS.match(text) and bias is None and absurd is None:
+            # Minutes within a day; a longer number (past C long, or Python's 4,300 digits) is damage.
+            if len(text.strip().lstrip("+-")) > 4 or abs(int(text)) > _MAX_BIAS:
+                absurd = text.strip()
+            else:
+                bias = int(text)
         elif zone is None and text.strip():
             zone = text.strip()
     problems: list[Problem] = []
+    if absurd is not None:
+        shown = absurd if len(absurd) <= 20 else f"{absurd[:20]}... ({len(absurd):,} characters)"
+        problems.append(
+            Problem(
+                str(source),
+                f"time-zone bias {shown} is not a number of minutes within a day; ignored",
+                location="line 1, column 1",
+            )
+        )
     if cut_short:
         problems.append(
             Problem(
