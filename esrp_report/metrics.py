@@ -120,7 +120,8 @@ def _window_batches(log: CounterLog, window: Window) -> Iterator[pl.DataFrame]:
 _EXPONENTS = 2_100  # frexp exponents of finite doubles (-1073..1024), shifted by 1074
 _SHIFT = 1_074 + 53  # a value is mantissa * 2**(exponent + 1074 - _SHIFT), mantissa an integer
 _SPLIT = 26  # mantissas split in two halves so per-batch bin sums stay exact in float64
-_ROWS = 1 << 24  # rows per bincount: 2**24 halves of < 2**27 sum exactly in float64
+_ROWS = 1 << 24  # rows per bincount at most: 2**24 halves of < 2**27 sum exactly in float64
+_CELLS = 1 << 20  # values split and summed at a time
 
 
 class Reduction:
@@ -165,8 +166,9 @@ class Reduction:
         self.nan |= (np.isnan(values) & ~nulls).any(axis=0)
         self.plus_inf |= (values == np.inf).any(axis=0)
         self.minus_inf |= (values == -np.inf).any(axis=0)
-        for at in range(0, len(values), _ROWS):
-            part = values[at : at + _ROWS]
+        step = max(1, min(_ROWS, _CELLS // len(self.names)))  # bounded temporaries
+        for at in range(0, len(values), step):
+            part = values[at : at + step]
             rows, columns = np.nonzero(np.isfinite(part))
             mantissas, exponents = np.frexp(part[rows, columns])
             whole = (mantissas * float(1 << 53)).astype(np.int64)
