@@ -14,9 +14,11 @@ from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from esrp_report import convert as counter_convert
 from esrp_report import trends
-from esrp_report.assess import SolutionAssessment, assess
+from esrp_report.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
 from esrp_report.audit import AuditResult, audit
 from esrp_report.catalog.query import load_runs
 from esrp_report.catalog.store import Catalog
@@ -29,22 +31,25 @@ from esrp_report.ingest.published import read_document
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.trend_spec import load_trend_table
 from esrp_report.manifest_init import init_manifest
-from esrp_report.model import Manifest, Problem, Run, Solution, TestKind
+from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.render import payload
 from esrp_report.render.audit_report import render_audit_html
 from esrp_report.render.charts import draw
 from esrp_report.render.html import (
     APPENDIX_TITLE,
     TEMPLATES,
+    ChartPlan,
     PrintPart,
+    appendix_part,
     chart_plan,
     fill_charts,
     iter_print,
     render_html,
+    view_charts,
 )
 from esrp_report.render.pdf import PartJob, PartResult, PdfJoiner, render_part, render_pdf
 from esrp_report.render.trends_report import render_compare_html
-from esrp_report.rules import load_rules
+from esrp_report.rules import Rule, load_rules
 from esrp_report.sizing import SizingResult, SizingSpec, size
 from esrp_report.trends import Comparison, PublishedTable
 
@@ -145,9 +150,15 @@ __all__ = [
 
 def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]]:
     """Read each server's results folders, in manifest order; label each machine as the manifest does."""
-    base = Path(manifest.path).resolve().parent
     solution = Solution(Path(manifest.path).stem)
-    labels: dict[str, str] = {}
+    labels = {server.name: label for server, label in _read_servers(manifest, solution)}
+    return solution, labels
+
+
+def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Server, str]]:
+    """Each server's evidence, in manifest order, added to ``solution`` (with the problems met)
+    and yielded with its label as soon as it is read."""
+    base = Path(manifest.path).resolve().parent
     for entry in manifest.servers:
         paths = [base / p for p in entry.results]
         part = ev.load_solution(paths, entry.label)
@@ -170,8 +181,7 @@ def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]
                     expected="each machine's results under one server",
                 )
             solution.servers.append(server)
-            labels[server.name] = entry.label
-    return solution, labels
+            yield server, entry.label
 
 
 def build(
@@ -216,13 +226,24 @@ def _build(
     jobs: int,
     pool: ProcessPoolExecutor | None,
 ) -> BuildResult:
-    solution, labels = solution_from_manifest(manifest)
-    progress(f"read the evidence of {len(solution.servers)} machines")
     base = Path(manifest.path).resolve().parent
     rules = load_rules(base / manifest.rules_file if manifest.rules_file else None)
-    assessment = assess(solution, rules)
-    doc = build_document(manifest, assessment, rules, labels)
     when = generated or datetime.now(UTC)
+    solution = Solution(Path(manifest.path).stem)
+    labels: dict[str, str] = {}
+    servers: list[ServerAssessment] = []
+    early: dict[str | None, tuple[PrintPart, Future[PartResult]]] = {}
+    for server, label in _read_servers(manifest, solution):
+        labels[server.name] = label
+        servers.append(assess_server(server, rules))
+        if pool is not None and "pdf" in formats:
+            # Laid out while the next servers are read: a server's appendix depends on nothing
+            # the others change. A guess all the same, checked against the final piece below.
+            part = _early_appendix(manifest, servers, rules, labels, when)
+            early[part.anchor] = (part, pool.submit(render_part, _part_job(part, base)))
+    progress(f"read the evidence of {len(solution.servers)} machines")
+    assessment = combine(solution.name, servers, list(solution.problems))
+    doc = build_document(manifest, assessment, rules, labels)
     result = BuildResult(doc)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = manifest_path.stem
@@ -232,10 +253,14 @@ def _build(
     pending: list[Future[PartResult]] = []
     if "pdf" in formats:
         progress(f"laying out the PDF in pieces on {jobs} core{'s' if jobs > 1 else ''}")
-        # Each piece goes to a worker as soon as it is rendered; the body, the longest, first.
+        # The body, the longest piece, goes before any early appendix that has not started yet.
+        waiting = [anchor for anchor, (_, future) in early.items() if future.cancel()]
         for part in iter_print(doc, generated=when, plan=plan):
             parts.append(part)
-            if pool is not None:
+            guess = early.get(part.anchor)
+            if guess is not None and part.anchor not in waiting and _same_part(guess[0], part):
+                pending.append(guess[1])
+            elif pool is not None:
                 pending.append(pool.submit(render_part, _part_job(part, base)))
     # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
     screen = render_html(doc, generated=when, plan=plan, drawn=None) if "html" in formats else None
@@ -271,6 +296,40 @@ def _part_job(part: PrintPart, base: Path) -> PartJob:
     return PartJob(part.html, part.charts, [base, TEMPLATES], base)
 
 
+def _early_appendix(
+    manifest: Manifest,
+    servers: list[ServerAssessment],
+    rules: list[Rule],
+    labels: dict[str, str],
+    when: datetime,
+) -> PrintPart:
+    """The appendix of the last server read, from a document of the servers read so far."""
+    doc = build_document(manifest, combine("", servers, []), rules, labels)
+    view = doc.servers[-1]
+    return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)))
+
+
+def _same_part(guess: PrintPart, final: PrintPart) -> bool:
+    """Whether an early piece is the final one: the same page, the same charts of the same data."""
+    return (
+        guess.html == final.html
+        and [(s.key, s.kind) for s in guess.charts] == [(s.key, s.kind) for s in final.charts]
+        and all(_same_args(a.args, b.args) for a, b in zip(guess.charts, final.charts, strict=True))
+    )
+
+
+def _same_args(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, pl.DataFrame) or isinstance(y, pl.DataFrame):
+            if not (isinstance(x, pl.DataFrame) and isinstance(y, pl.DataFrame) and x.equals(y)):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
 @contextmanager
 def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     """Worker processes for the PDF's pieces and the charts; none when one core is asked for.
@@ -289,7 +348,11 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         # A worker is created on a submit, which waits for the server's warm-up: not here.
         threading.Thread(target=_start_workers, args=(pool, jobs), daemon=True).start()
-        yield pool
+        try:
+            yield pool
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)  # a failed build lays out nothing more
+            raise
 
 
 def _start_workers(pool: ProcessPoolExecutor, jobs: int) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from esrp_report import aggregate as agg
 from esrp_report import compare, metrics
-from esrp_report.model import Problem, Run, Solution, TableKind, TestKind
+from esrp_report.model import Problem, Run, Server, Solution, TableKind, TestKind
 from esrp_report.rules import Rule, RuleResult, RunEvidence, Status, evaluate_run, roll_up
 
 EXPECTED_KINDS = (TestKind.PERFORMANCE, TestKind.STRESS, TestKind.DATABASE_BACKUP, TestKind.SOFT_RECOVERY)
@@ -122,28 +122,36 @@ def assess_run(
 
 
 def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:
-    servers: list[ServerAssessment] = []
-    for server in solution.servers:
-        assessed = ServerAssessment(server.name)
-        for run in server.runs:
-            ra = assess_run(server.name, run, rules, target_override)
-            assessed.runs.append(ra)
-            if (
-                run.kind in (TestKind.PERFORMANCE, TestKind.STRESS)
-                and run.kind.value not in assessed.summaries
-            ):
-                counter_tables = ra.counter.tables if ra.counter else None
-                if run.tables.get(TableKind.TRANSACTIONAL) or counter_tables:
-                    assessed.summaries[run.kind.value] = agg.server_summary(
-                        server.name, run, ra.evidence.target_iops, counter_tables
-                    )
-            if run.kind is TestKind.DATABASE_BACKUP and assessed.backup is None:
-                assessed.backup = agg.backup_figures(run)
-            if run.kind is TestKind.SOFT_RECOVERY and assessed.recovery is None:
-                assessed.recovery = agg.recovery_figures(run)
-        present = {run.kind for run in server.runs}
-        assessed.missing_kinds = [k.value for k in EXPECTED_KINDS if k not in present]
-        servers.append(assessed)
+    servers = [assess_server(server, rules, target_override) for server in solution.servers]
+    return combine(solution.name, servers, list(solution.problems))
+
+
+def assess_server(
+    server: Server, rules: list[Rule], target_override: float | None = None
+) -> ServerAssessment:
+    """One server on its own: nothing in it depends on the other servers (``combine`` adds the
+    figures across them), so a build can assess each server as soon as its evidence is read."""
+    assessed = ServerAssessment(server.name)
+    for run in server.runs:
+        ra = assess_run(server.name, run, rules, target_override)
+        assessed.runs.append(ra)
+        if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and run.kind.value not in assessed.summaries:
+            counter_tables = ra.counter.tables if ra.counter else None
+            if run.tables.get(TableKind.TRANSACTIONAL) or counter_tables:
+                assessed.summaries[run.kind.value] = agg.server_summary(
+                    server.name, run, ra.evidence.target_iops, counter_tables
+                )
+        if run.kind is TestKind.DATABASE_BACKUP and assessed.backup is None:
+            assessed.backup = agg.backup_figures(run)
+        if run.kind is TestKind.SOFT_RECOVERY and assessed.recovery is None:
+            assessed.recovery = agg.recovery_figures(run)
+    present = {run.kind for run in server.runs}
+    assessed.missing_kinds = [k.value for k in EXPECTED_KINDS if k not in present]
+    return assessed
+
+
+def combine(name: str, servers: list[ServerAssessment], problems: list[Problem]) -> SolutionAssessment:
+    """The servers' assessments as one solution's, with the aggregates across them."""
     aggregates: dict[str, agg.AggregateSummary] = {}
     for kind in (TestKind.PERFORMANCE.value, TestKind.STRESS.value):
         per_server = [s.summaries[kind] for s in servers if kind in s.summaries]
@@ -151,4 +159,4 @@ def assess(solution: Solution, rules: list[Rule], target_override: float | None 
         if combined is not None:
             aggregates[kind] = combined
     backup = agg.backup_across_servers([s.backup for s in servers if s.backup is not None])
-    return SolutionAssessment(solution.name, servers, aggregates, backup, list(solution.problems))
+    return SolutionAssessment(name, servers, aggregates, backup, problems)

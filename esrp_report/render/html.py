@@ -23,7 +23,7 @@ from markupsafe import Markup
 
 from esrp_report import __version__, metrics
 from esrp_report import model as m
-from esrp_report.document import Document
+from esrp_report.document import Document, ServerView
 from esrp_report.errors import EsrpError
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
@@ -164,27 +164,34 @@ def chart_plan(doc: Document, max_points: int = 100) -> ChartPlan:
         parts["log writes"].append(_column_sum(trans, m.LOG_WRITES))
     if split_labels:
         plan.solution.append(charts.ChartSpec("chart-split", "split", (split_labels, parts)))
+    for view in doc.servers:
+        plan.runs.update(view_charts(doc, view, max_points))
+    return plan
+
+
+def view_charts(doc: Document, view: ServerView, max_points: int = 100) -> dict[str, list[charts.ChartSpec]]:
+    """The latency charts of one server's runs that have a counter log, by run anchor."""
     read_limit = _limit(doc, "db-read-latency-avg")
     log_limit = _limit(doc, "log-write-latency-avg")
-    for view in doc.servers:
-        for rv in view.runs:
-            log = rv.run.counter_log
-            if log is None:
-                continue
-            specs = []
-            for metric, title, limit in (
-                (m.DB_READ_LATENCY, "Database read latency per instance", read_limit),
-                (m.LOG_WRITE_LATENCY, "Log write latency per instance", log_limit),
-            ):
-                series = metrics.instance_series(rv.run, log, metric, max_points=max_points)
-                if series.width > 1:
-                    specs.append(
-                        charts.ChartSpec(
-                            f"{rv.anchor}-{metric}", "latency", (series, f"{view.label}: {title}", limit)
-                        )
+    runs: dict[str, list[charts.ChartSpec]] = {}
+    for rv in view.runs:
+        log = rv.run.counter_log
+        if log is None:
+            continue
+        specs = []
+        for metric, title, limit in (
+            (m.DB_READ_LATENCY, "Database read latency per instance", read_limit),
+            (m.LOG_WRITE_LATENCY, "Log write latency per instance", log_limit),
+        ):
+            series = metrics.instance_series(rv.run, log, metric, max_points=max_points)
+            if series.width > 1:
+                specs.append(
+                    charts.ChartSpec(
+                        f"{rv.anchor}-{metric}", "latency", (series, f"{view.label}: {title}", limit)
                     )
-            plan.runs[rv.anchor] = specs
-    return plan
+                )
+        runs[rv.anchor] = specs
+    return runs
 
 
 CHART_MARKER = re.compile(r"<!--esrp-chart:([A-Za-z0-9_.-]+)-->")
@@ -297,14 +304,13 @@ def iter_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = N
     body = _render(doc, "document.html", generated=generated, for_pdf=True, plan=plan, part="body")
     yield PrintPart(body, list(plan.solution))
     for view in doc.servers:
-        html = _render(
-            doc,
-            "appendix_part.html",
-            generated=generated,
-            for_pdf=True,
-            plan=plan,
-            view=view,
-            part="appendix",
-        )
-        specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
-        yield PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})")
+        yield appendix_part(doc, view, generated=generated, plan=plan)
+
+
+def appendix_part(doc: Document, view: ServerView, *, generated: datetime, plan: ChartPlan) -> PrintPart:
+    """One server's appendix as a piece of the PDF."""
+    html = _render(
+        doc, "appendix_part.html", generated=generated, for_pdf=True, plan=plan, view=view, part="appendix"
+    )
+    specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
+    return PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})")
