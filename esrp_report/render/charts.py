@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 STYLE: dict[str, Any] = {
@@ -46,12 +47,13 @@ def _pyplot() -> Any:
     return plt
 
 
-def _svg(fig: Figure, prefix: str, bottom: float = 0.2, right: float = 0.98) -> str:
+def _svg(fig: Figure, prefix: str, bottom: float = 0.2, right: float = 0.98, *, close: bool = True) -> str:
     buffer = io.StringIO()
     # Fixed margins, not bbox_inches="tight": a tight box draws every figure twice.
     fig.subplots_adjust(left=0.09, right=right, top=0.88, bottom=bottom)
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"})
-    _pyplot().close(fig)
+    if close:
+        _pyplot().close(fig)
     text = buffer.getvalue()
     text = text[text.index("<svg") :]  # drop the XML declaration and doctype: inline in HTML
     for ident in set(_ID.findall(text)):
@@ -65,7 +67,7 @@ def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix:
     """One line per instance over the collection window, with the threshold drawn across."""
     plt = _pyplot()
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(6.6, 2.6))
+        fig, ax = _latency_axes()
         if series.height:
             start = series["timestamp"][0]
             minutes = ((series["timestamp"] - start).dt.total_seconds() / 60).to_numpy()
@@ -78,7 +80,27 @@ def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix:
         ax.set_ylabel("ms")
         ax.set_ylim(bottom=0)
         ax.set_title(title, loc="left", y=TITLE_Y)
-        return _svg(fig, prefix)
+        return _svg(fig, prefix, close=False)
+
+
+_LATENCY: list[tuple[Figure, Axes]] = []
+
+
+def _latency_axes() -> tuple[Figure, Axes]:
+    """The latency charts' figure, emptied: one per process, because creating a figure's axes and
+    ticks is about a quarter of drawing a chart, and a document has four latency charts a server.
+    What a chart sets (lines, legend, limits, labels, title) is reset here or set again by each
+    chart, so each comes out as from a new figure (a test draws them both ways)."""
+    if not _LATENCY:
+        _LATENCY.append(_pyplot().subplots(figsize=(6.6, 2.6)))
+    fig, ax = _LATENCY[0]
+    for line in list(ax.lines):
+        line.remove()
+    if ax.legend_ is not None:
+        ax.legend_.remove()
+    ax.relim()
+    ax.set_autoscale_on(True)
+    return fig, ax
 
 
 def achieved_vs_target_chart(
