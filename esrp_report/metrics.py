@@ -167,14 +167,15 @@ class Reduction:
         self.plus_inf |= (values == np.inf).any(axis=0)
         self.minus_inf |= (values == -np.inf).any(axis=0)
         step = max(1, min(_ROWS, _CELLS // len(self.names)))  # bounded temporaries
+        offsets = np.arange(len(self.names), dtype=np.int64) * _EXPONENTS - _EXPONENTS // 2
+        size = len(self.high)
         for at in range(0, len(values), step):
             part = values[at : at + step]
-            rows, columns = np.nonzero(np.isfinite(part))
-            mantissas, exponents = np.frexp(part[rows, columns])
-            whole = (mantissas * float(1 << 53)).astype(np.int64)
+            # Not finite (or null) counts as 0.0: frexp gives mantissa 0, which adds nothing.
+            mantissas, exponents = np.frexp(np.where(np.isfinite(part), part, 0.0))
+            whole = (mantissas * float(1 << 53)).astype(np.int64).ravel()
             high = whole >> _SPLIT
-            bins = columns * _EXPONENTS + (exponents + 1_074)
-            size = len(self.high)
+            bins = (exponents + (1_074 + _EXPONENTS // 2) + offsets).ravel()
             self.high += np.bincount(bins, weights=high, minlength=size).astype(np.int64)
             self.low += np.bincount(bins, weights=whole - (high << _SPLIT), minlength=size).astype(np.int64)
 

@@ -258,13 +258,12 @@ class CounterCsvStream:
         with _utf8_copy(self.source, self.encoding) as (utf8, decode_problems), utf8.open("rb") as handle:
             handle.seek(header.length)
             line = 1 + (1 if header.length else 0)
-            for window, final in _windows(handle, self.batch_bytes):
-                view = memoryview(window)
+            for view, newlines, final in _windows(handle, self.batch_bytes):
                 if final:
                     body, found = _body(view, header, fields, 0, line)
                 else:
                     body, found = _Body(view, 0, len(view), line), []
-                line += window.count(b"\n")
+                line += newlines
                 if body.end > body.start:
                     if self.native:
                         frame = _native_samples(body, header, self.columns, found)
@@ -345,9 +344,9 @@ def _first_line(handle: BinaryIO, encoding: str) -> bytes:
     return (text if end < 0 else text[: end + 1]).encode("utf-8")
 
 
-def _windows(handle: BinaryIO, size: int) -> Iterator[tuple[bytes, bool]]:
-    """The rest of the file in windows of whole lines (about ``size`` bytes each); the last
-    window (``True``) is what follows the last line end, if anything."""
+def _windows(handle: BinaryIO, size: int) -> Iterator[tuple[memoryview, int, bool]]:
+    """The rest of the file in windows of whole lines (about ``size`` bytes each), with the
+    number of line ends in each; the last window (``True``) is what follows the last line end."""
     carry = b""
     while chunk := handle.read(size):
         data = carry + chunk if carry else chunk
@@ -356,9 +355,11 @@ def _windows(handle: BinaryIO, size: int) -> Iterator[tuple[bytes, bool]]:
             carry = data
             continue
         carry = data[cut:]
-        yield (data[:cut] if cut < len(data) else data), False
+        with memoryview(data) as view:
+            yield view[:cut], data.count(b"\n", 0, cut), False
         del data, chunk
-    yield carry, True
+    with memoryview(carry) as view:
+        yield view, 0, True
 
 
 @contextmanager
