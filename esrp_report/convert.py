@@ -29,6 +29,7 @@ from esrp_report.ingest import blg, counter_csv
 from esrp_report.model import Problem
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
+ROW_GROUP_BYTES = 128 << 20  # values per Parquet row group (batches are gathered to this size)
 
 
 @dataclass
@@ -200,7 +201,13 @@ class _Writer:
                 },
             )
             self._names = names
-            self._parquet = pq.ParquetWriter(self.path, schema)
+            # Every row group adds metadata for each column that the writer holds until it closes
+            # (about 1 kB per column chunk with statistics): row groups of about ROW_GROUP_BYTES,
+            # and statistics for the time stamps only, keep a wide log's footer small.
+            self._parquet = pq.ParquetWriter(self.path, schema, write_statistics=["timestamp"])
+            self._group_rows = max(1, ROW_GROUP_BYTES // (8 * (len(names) + 1)))
+            self._pending: list[pa.Table] = []
+            self._pending_rows = 0
         else:
             separator = "," if self.fmt == "csv" else "\t"
             kind = "CSV" if self.fmt == "csv" else "TSV"
@@ -217,7 +224,10 @@ class _Writer:
             table = values.rename(dict(zip(values.columns, self._names, strict=True))).insert_column(
                 0, timestamps
             )
-            self._parquet.write_table(table.to_arrow().cast(self._parquet.schema))
+            self._pending.append(table.to_arrow().cast(self._parquet.schema))
+            self._pending_rows += table.height
+            if self._pending_rows >= self._group_rows:
+                self._flush()
             return
         local = (timestamps.dt.replace_time_zone(None) + timedelta(minutes=self.offset)).dt.strftime(
             "%m/%d/%Y %H:%M:%S%.3f"
@@ -232,8 +242,16 @@ class _Writer:
             line_terminator="\r\n",
         )
 
+    def _flush(self) -> None:
+        assert self._parquet is not None
+        if self._pending:
+            table = pa.concat_tables(self._pending)
+            self._pending, self._pending_rows = [], 0
+            self._parquet.write_table(table, row_group_size=max(table.num_rows, 1))
+
     def __exit__(self, *_exc: object) -> None:
         if self._parquet is not None:
+            self._flush()
             self._parquet.close()
         if self._text is not None:
             self._text.close()
