@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import stat
 import time
 import warnings
@@ -16,10 +17,12 @@ from pathlib import Path
 
 import jinja2
 import pytest
+from typer.testing import CliRunner
 
 from esrp_report.catalog import query
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import CatalogError
+from esrp_report.cli import app
 from esrp_report.errors import EsrpError, InputError, UnsupportedFormatError, XmlInputError
 from esrp_report.ingest import counter_csv
 from esrp_report.ingest.counter_csv import read_counter_csv
@@ -327,3 +330,19 @@ def test_results_folders_are_walked_without_following_symbolic_links(tmp_path: P
     (folder / "linked.html").symlink_to(outside / NETAPP_PERF.name)
     (folder / "linked-folder").symlink_to(outside, target_is_directory=True)
     assert iter_files([folder]) == [folder / "own.html"]
+
+
+def test_an_override_template_cannot_reach_python_internals(tmp_path: Path) -> None:
+    """Override templates come with the manifest: they render in Jinja2's sandbox, so a template
+    that walks attributes to the os module stops with a clear error, and runs nothing."""
+    shutil.copytree(SAMPLES / "3650-4", tmp_path / "3650-4")
+    manifest = (SAMPLES / "netapp.toml").read_text("utf-8")
+    (tmp_path / "netapp.toml").write_text(manifest + '\n[template]\noverride = "mine"\n', "utf-8")
+    (tmp_path / "mine").mkdir()
+    marker = tmp_path / "pwned"
+    attack = "{{ cycler.__init__.__globals__.os.system('touch " + str(marker) + "') }}"
+    (tmp_path / "mine" / "document.html").write_text(attack, "utf-8")
+    result = CliRunner().invoke(app, ["build", str(tmp_path / "netapp.toml"), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "unsafe" in result.output and "document.html" in result.output
+    assert not marker.exists()

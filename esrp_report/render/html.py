@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
@@ -61,7 +63,9 @@ def environment(override: Path | None, name: str) -> jinja2.Environment:
     if override is not None:
         loaders.append(jinja2.FileSystemLoader(override))
     loaders.append(jinja2.FileSystemLoader(base))
-    env = jinja2.Environment(
+    # Sandboxed: an override template comes from whoever wrote the manifest, and a plain
+    # environment lets a template reach Python internals (and the os module) through attributes.
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -249,7 +253,27 @@ def _render(
     override = manifest_dir / doc.manifest.template_override if doc.manifest.template_override else None
     env = _shared_environment(override, doc.manifest.template)
     logo = _data_uri(manifest_dir / doc.manifest.branding.logo) if doc.manifest.branding.logo else None
-    return env.get_template(name).render(
+    try:
+        template = env.get_template(name)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(f"{exc.filename or name}: line {exc.lineno}: {exc.message}") from exc
+    try:
+        return _fill(template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, **extra)
+    except SecurityError as exc:
+        raise TemplateError(f"template {name!r} (or an override) tried something unsafe: {exc}") from exc
+
+
+def _fill(
+    template: jinja2.Template,
+    doc: Document,
+    *,
+    generated: datetime,
+    for_pdf: bool,
+    plan: ChartPlan,
+    logo: str | None,
+    **extra: Any,
+) -> str:
+    return template.render(
         doc=doc,
         m=doc.manifest,
         conv=doc.convention,
