@@ -9,12 +9,12 @@ import pytest
 
 from benchmarks import fuzz
 
-INPUTS = {"published": 60, "csv": 100}  # the slower readers; the others get 150
+INPUTS = {"published": 50, "csv": 80}  # the slower readers; the others get 100
 
 
 @pytest.mark.parametrize("fmt", list(fuzz.FORMATS))
 def test_fuzz_harness_finds_no_uncaught_exception(fmt: str) -> None:
-    count = INPUTS.get(fmt, 150)
+    count = INPUTS.get(fmt, 100)
     status = fuzz.run_in_process(fmt, count, seed=20260301, timeout=20.0)
     assert status["count"] == count
     assert status["findings"] == {}, {s: e["reproducers"] for s, e in status["findings"].items()}
