@@ -503,6 +503,13 @@ def parse_log_header(head: bytes, source: str) -> BlgHeader:
             expected=EXPECTED_FILE,
         )
     shift = 8 if pointer == 8 else 0
+    if len(head) < p + 272 + shift:  # the 64-bit header is 8 bytes longer than the check above
+        raise CounterLogError(
+            source,
+            f"too short for a binary perfmon log with {pointer * 8}-bit pointers ({len(head)} bytes)",
+            location=f"byte {len(head)}",
+            expected=EXPECTED_FILE,
+        )
     zone = p + 64 + shift
     bias, standard_raw = struct.unpack_from("<i64s", head, zone)
     daylight_raw = head[zone + 88 : zone + 152]
