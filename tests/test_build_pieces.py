@@ -1,0 +1,64 @@
+"""A server's appendix is laid out early, while the next servers are read; the build keeps that
+piece only if it is the final one. These tests pin the check that decides it."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+
+from esrp_report import api
+from esrp_report.assess import assess_server, combine
+from esrp_report.document import build_document
+from esrp_report.ingest.manifest import read_manifest
+from esrp_report.model import Solution
+from esrp_report.render.charts import ChartSpec
+from esrp_report.render.html import PrintPart, chart_plan, iter_print
+from esrp_report.rules import load_rules
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+CLOCK = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _early_and_final() -> tuple[list[PrintPart], list[PrintPart]]:
+    manifest = read_manifest(SAMPLES / "vmax.toml")
+    rules = load_rules(None)
+    solution = Solution("vmax")
+    labels: dict[str, str] = {}
+    servers = []
+    early = []
+    for server, label in api._read_servers(manifest, solution):
+        labels[server.name] = label
+        servers.append(assess_server(server, rules))
+        early.append(api._early_appendix(manifest, servers, rules, labels, CLOCK))
+    doc = build_document(manifest, combine(solution.name, servers, solution.problems), rules, labels)
+    final = list(iter_print(doc, generated=CLOCK, plan=chart_plan(doc)))[1:]
+    return early, final
+
+
+def test_early_appendices_are_the_final_ones_and_a_changed_one_is_not() -> None:
+    early, final = _early_and_final()
+    assert [p.anchor for p in early] == [f"server-{n}" for n in range(1, 11)]
+    assert all(api._same_part(e, f) for e, f in zip(early, final, strict=True))
+    assert not api._same_part(early[0], final[1])  # another server's appendix
+
+    piece = final[0]
+    assert piece.charts, "the VMAX sample has counter logs: latency charts"
+    renamed = piece.html.replace("Server 1 (", "Server 9 (", 1)
+    assert renamed != piece.html
+    assert not api._same_part(early[0], dataclasses.replace(piece, html=renamed))
+
+    # One sample of one instance's latency, different: the chart would differ.
+    spec = piece.charts[0]
+    series, title, limit = spec.args
+    column = series.columns[1]
+    nudged = series.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(pl.col(column) + 1e-9).otherwise(pl.col(column))
+    )
+    charts = [ChartSpec(spec.key, spec.kind, (nudged, title, limit)), *piece.charts[1:]]
+    assert not api._same_part(early[0], dataclasses.replace(piece, charts=charts))
+    other_limit = [ChartSpec(spec.key, spec.kind, (series, title, 25.0)), *piece.charts[1:]]
+    assert not api._same_part(early[0], dataclasses.replace(piece, charts=other_limit))
+    assert api._same_part(early[0], dataclasses.replace(piece, charts=list(piece.charts)))
