@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing import forkserver
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
@@ -342,9 +343,13 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     if jobs == 1:
         yield None
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["esrp_report.render.print_worker"])
-    forkserver.ensure_running()
+    context: BaseContext
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["esrp_report.render.print_worker"])
+        forkserver.ensure_running()
+    else:  # Windows: spawned workers, each loading the libraries itself
+        context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         # A worker is created on a submit, which waits for the server's warm-up: not here.
         threading.Thread(target=_start_workers, args=(pool, jobs), daemon=True).start()
