@@ -972,6 +972,8 @@ def main(argv: list[str] | None = None) -> int:
             args.engine = "random"
         else:
             args.engine = "atheris"
+    # SIGTERM ends the run like Ctrl-C: workers killed, working folders removed.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     names = list(FORMATS) if args.format == "all" else args.format.split(",")
     for name in names:
         if name not in FORMATS:
