@@ -499,7 +499,9 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
     try:
         if catalog is not None:
             refs = [str(r) for r in runs]
-            comparison = api.compare_catalog(refs, catalog, baseline=baseline, published=published, table=table)
+            comparison = api.compare_catalog(
+                refs, catalog, baseline=baseline, published=published, table=table
+            )
         else:
             comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
         written = (
