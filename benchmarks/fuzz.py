@@ -772,7 +772,10 @@ def worker(args: argparse.Namespace) -> None:
             "-malloc_limit_mb=0",
             "-print_final_stats=0",
             "-reload=0",
+            # libFuzzer's own artifacts (slow units) beside the reproducers, not in the current folder
+            f"-artifact_prefix={Path(args.out) / fmt.name}/libfuzzer-",
         ]
+        (Path(args.out) / fmt.name).mkdir(parents=True, exist_ok=True)
         atheris.Setup(argv, one, custom_mutator=custom_mutator)
         atheris.Fuzz()
     else:
