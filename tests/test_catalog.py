@@ -26,6 +26,7 @@ from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
 from esrp_report.catalog.store import Catalog, CatalogError
 from esrp_report.cli import app
+from esrp_report.ingest.counter_csv import read_counter_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 NETAPP_PERF = "Performance_2012_4_25_15_29_35.html"
@@ -75,7 +76,11 @@ def test_ingest_lists_one_entry_per_run_with_verdicts_and_series(tmp_path: Path)
         counters = catalog.frame(
             "SELECT count(*) AS n FROM counters WHERE run_id = ?", [perf["run_id"]]
         ).item()
-        assert series["counter_id"].n_unique() <= counters
+        # Every non-missing cell of the perfmon CSV is one series row; missing cells are absent.
+        log = read_counter_csv(SAMPLES / "EMAIL5" / "Performance_2011_3_11_13_27_46.csv")
+        cells = log.samples.drop("timestamp")
+        assert counters == log.counters.height
+        assert series.height == cells.height * cells.width - sum(cells.null_count().row(0))
 
 
 def test_reingest_unchanged_skips_everything_and_a_changed_file_replaces_its_run(
@@ -203,7 +208,7 @@ def test_migrations_are_named_recorded_and_applied_in_order(tmp_path: Path) -> N
     import duckdb
 
     con = duckdb.connect(str(catalog_dir / "catalog.duckdb"))
-    old = Catalog(catalog_dir, con, read_only=False)
+    old = Catalog(catalog_dir, con)
     assert old.migrate(up_to=1) == [1]
     old.con.execute("INSERT INTO folders VALUES ('old/folder', 'abc', 0)")
     old.close()

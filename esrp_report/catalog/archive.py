@@ -75,7 +75,6 @@ class Archive:
     """A ``.zip`` input: hashed first, so an unchanged archive is never opened again."""
 
     name: str
-    path: Path
     size: int
     sha256: str
 

@@ -173,7 +173,7 @@ def _scan(
                 shutil.rmtree(private, ignore_errors=True)
                 continue
             catalog.clear_refusal(name)
-            archives[name] = arc.Archive(name, zip_path, size, digest)
+            archives[name] = arc.Archive(name, size, digest)
             found.extend(members)
     paths = [p for _, p in found]
     digests = arc.hash_files(paths, threads=min(4, os.cpu_count() or 1))
@@ -272,14 +272,13 @@ def _parsed(
 
     fill()
     while in_flight:
-        for future in pool.completed(list(in_flight)):
-            folder = in_flight.pop(future)
-            try:
-                yield folder, pool.result(future)
-            except Exception as exc:  # reported per folder, the batch goes on
-                yield folder, exc
-            fill()
-            break
+        future = next(iter(pool.completed(list(in_flight))))
+        folder = in_flight.pop(future)
+        try:
+            yield folder, pool.result(future)
+        except Exception as exc:  # reported per folder, the batch goes on
+            yield folder, exc
+        fill()
 
 
 def _write(catalog: Catalog, folder: arc.ResultsFolder, parsed: ParsedFolder, report: IngestReport) -> None:

@@ -55,10 +55,9 @@ class _Columns(dict[str, list[str]]):
 
 
 class Catalog:
-    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection, *, read_only: bool) -> None:
+    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
         self.root = root
         self.con = con
-        self.read_only = read_only
         self.columns = _Columns(con)
 
     # ------------------------------------------------------------------ opening
@@ -74,7 +73,7 @@ class Catalog:
             con = duckdb.connect(str(database), read_only=read_only)
         except duckdb.Error as exc:
             raise CatalogError(database, f"cannot open the catalog: {exc}") from exc
-        catalog = cls(root, con, read_only=read_only)
+        catalog = cls(root, con)
         if read_only:
             if catalog.version() < LATEST:
                 raise CatalogError(
