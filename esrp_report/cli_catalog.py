@@ -18,6 +18,7 @@ from esrp_report.catalog import query
 from esrp_report.catalog.ingest import ingest as run_ingest
 from esrp_report.catalog.store import Catalog
 from esrp_report.errors import EsrpError
+from esrp_report.render.numbers import fmt_number
 
 catalog_app = typer.Typer(no_args_is_help=True, help="Archives of past runs: ingest, list, query, export.")
 
@@ -35,10 +36,8 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:,.3f}"
+    if isinstance(value, float) or value is None:
+        return fmt_number(value, 3, thousands=True)  # the documents' rounding, half up
     return str(value)
 
 
