@@ -437,7 +437,7 @@ def check_published(comparison: Comparison, table: PublishedTable) -> PublishedC
     return PublishedCheck(table, cells)
 
 
-def _column_name(columns: Sequence[str], index: int) -> str:
+def column_name(columns: Sequence[str], index: int) -> str:
     return columns[index] if index < len(columns) else f"column {index + 1}"
 
 
@@ -451,7 +451,7 @@ def _check_percent(  # noqa: PLR0917 - one cell and where it sits
 ) -> CheckedCell:
     if cell.percent is None or cell.absolute is None or reference.absolute is None:
         raise TrendError(
-            f"row {key!r}, {_column_name(columns, index)}: {cell.text!r} is not 'NN% [value unit]'"
+            f"row {key!r}, {column_name(columns, index)}: {cell.text!r} is not 'NN% [value unit]'"
         )
     ratio = (Iv.of(cell.absolute) / Iv.of(reference.absolute)).scale(100)
     follows = Iv.of(cell.percent).meets(ratio)

@@ -27,6 +27,7 @@ from esrp_report.trends import (
     CheckedCell,
     Comparison,
     absolute_text,
+    column_name,
     percent_text,
 )
 
@@ -74,10 +75,6 @@ class CompareView:
     chart: charts.ChartSpec | None = None
 
 
-def _column_name(columns: tuple[str, ...], index: int) -> str:
-    return columns[index] if index < len(columns) else f"column {index + 1}"
-
-
 def _check_row(cell: CheckedCell, columns: tuple[str, ...]) -> CheckRow:
     if cell.section == "rows":
         what = FIGURE[cell.figure].label
@@ -92,7 +89,7 @@ def _check_row(cell: CheckedCell, columns: tuple[str, ...]) -> CheckRow:
         else:
             allowed = f"{cell.allowed[0]:.2f}–{cell.allowed[1]:.2f} msec"
     return CheckRow(
-        where=f"{what}, {_column_name(columns, cell.column)}",
+        where=f"{what}, {column_name(columns, cell.column)}",
         printed=cell.printed,
         allowed=allowed,
         computed=cell.shown,
