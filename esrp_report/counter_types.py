@@ -53,10 +53,6 @@ class CounterType:
     base: bool = False  # a base definition (not displayed)
     multi: bool = False  # B comes from a following MULTI_BASE
 
-    @property
-    def two_samples(self) -> bool:
-        return self.formula not in {Formula.RAW, Formula.FRACTION, Formula.ELAPSED}
-
 
 def _t(code: int, name: str, formula: Formula, second: Second = Second.NONE, **kw: bool) -> CounterType:
     return CounterType(code, name, formula, second, **kw)
@@ -113,7 +109,6 @@ NOT_COOKED: dict[int, str] = {
     0x80000000: "PERF_COUNTER_HISTOGRAM_TYPE",
 }
 _NOSHOW = 0x40000000
-_ZERO_SIZE = 0x00000200  # PERF_SIZE_ZERO
 
 
 def type_name(code: int) -> str:
@@ -277,20 +272,20 @@ def window_average(
         return np.full(size, np.nan), np.full(size, WHY_INSTANTANEOUS, dtype=np.int64)
     dn = last.n - first.n
     dd = last.d - first.d
-    values = cook_deltas(formula, n1=last.n, dn=dn, d1=last.d, dd=dd, f=last.f, b1=last.b)
     pending = why == WINDOW_OK
     why[pending & (intervals <= 0)] = WHY_ONE_SAMPLE
     pending = why == WINDOW_OK
     why[pending & (dn < 0)] = WHY_BACKWARDS
-    if formula is not Formula.DELTA:
+    if formula is Formula.DELTA:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = dn.astype(np.float64) / intervals
+    else:
+        values = cook_deltas(formula, n1=last.n, dn=dn, d1=last.d, dd=dd, f=last.f, b1=last.b)
         pending = why == WINDOW_OK
         # A time that did not move has no rate; a base that did not move is 0 for the averages
         # (no operations in the window), as for one interval.
         averages = formula in (Formula.AVERAGE, Formula.AVERAGE_TIMER, Formula.SAMPLE_FRACTION)
         why[pending & ((dd < 0) if averages else (dd <= 0))] = WHY_BACKWARDS if averages else WHY_NO_TIME
-    if formula is Formula.DELTA:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = dn.astype(np.float64) / intervals
     if formula is Formula.MULTI_TIMER:
         pending = why == WINDOW_OK
         why[pending & (first.b != last.b)] = WHY_MULTI
