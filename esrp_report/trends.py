@@ -487,14 +487,15 @@ def _check_equated(comparison: Comparison, table: PublishedTable) -> list[Checke
             raise TrendError(f"{table.source}: achieved and planned cells need an IOPS figure")
         ratio = Iv.of(achieved.absolute) / Iv.of(planned.absolute)
         if achieved.percent is not None:
+            percent = ratio.scale(100)
             out.append(
                 CheckedCell(
                     section="equated",
                     figure="achieved",
                     column=index,
                     printed=achieved.text,
-                    follows=Iv.of(achieved.percent).meets(ratio.scale(100)),
-                    allowed=(ratio.lo * 100, ratio.hi * 100),
+                    follows=Iv.of(achieved.percent).meets(percent),
+                    allowed=(percent.lo, percent.hi),
                     computed=equated.ratio * 100,
                     shown=_shown(equated.ratio * 100, achieved.percent, "%"),
                     matches=_rounds_to(equated.ratio * 100, achieved.percent),
@@ -504,7 +505,7 @@ def _check_equated(comparison: Comparison, table: PublishedTable) -> list[Checke
                 )
             )
         # The printed figures leave the latencies unchanged when their ratio can be within 0.5 %.
-        may_be_unchanged = Iv(ratio.lo, ratio.hi).meets(Iv(1 - UNCHANGED_WITHIN, 1 + UNCHANGED_WITHIN))
+        may_be_unchanged = ratio.meets(Iv(1 - UNCHANGED_WITHIN, 1 + UNCHANGED_WITHIN))
         for key in LATENCIES:
             printed = rows.get(f"{key}_equated")
             if printed is None:
