@@ -1628,10 +1628,11 @@ class _Window:
         exact = np.full(width, np.nan)
         reasons = np.zeros(width, dtype=np.int64)
         two = np.zeros(width, dtype=bool)
-        codes = np.array([-1 if f is None else list(Formula).index(f) for f in formulas], dtype=np.int64)
-        for code in np.unique(codes):
-            chosen = np.flatnonzero(codes == code)
-            formula = None if code < 0 else list(Formula)[code]
+        groups: dict[Formula | None, list[int]] = {}
+        for i, f in enumerate(formulas):
+            groups.setdefault(f, []).append(i)
+        for formula, members in groups.items():
+            chosen = np.array(members, dtype=np.int64)
             two[chosen] = formula is not None and KNOWN_TWO_SAMPLE[formula]
             first = RawEnds(*self.ends[0][:, chosen])
             last = RawEnds(*self.ends[1][:, chosen])
