@@ -197,9 +197,7 @@ def build(
     """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
 
     ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores)."""
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown:
-        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    _check_formats(formats)
     manifest = read_manifest(manifest_path)
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
     jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
@@ -291,6 +289,12 @@ def _build(
         result.files.insert(0, target)
         progress(f"wrote {target}")
     return result
+
+
+def _check_formats(formats: tuple[str, ...]) -> None:
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
 
 
 def _part_job(part: PrintPart, base: Path) -> PartJob:
@@ -388,9 +392,7 @@ def write_audit_report(
     generated: datetime | None = None,
 ) -> list[Path]:
     """The audit as an HTML and/or PDF report through the document templates."""
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown:
-        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    _check_formats(formats)
     out_dir.mkdir(parents=True, exist_ok=True)
     html = render_audit_html(result, generated=generated or datetime.now(UTC))
     stem = Path(result.source).stem + "-audit"
@@ -543,9 +545,7 @@ def write_compare_report(
     stem: str = "compare",
 ) -> list[Path]:
     """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown:
-        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    _check_formats(formats)
     when = generated or datetime.now(UTC)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
