@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import shutil
 import tomllib
 from collections.abc import Sequence
@@ -46,6 +45,7 @@ from typing import Any
 
 from esrp_report import api, trends
 from esrp_report import model as m
+from esrp_report.ingest.trend_spec import parse_cell
 from esrp_report.model import (
     ConfigProfile,
     DatabaseConfig,
@@ -71,8 +71,6 @@ DIFFERENTIAL_POINTS = ((2, 0.06), (5, 0.11), (20, 0.27))
 LOG_SHARE, TRANSACTIONAL_SHARE = 0.22, 0.67  # section 6.2, the reference at 0.18 IOPS per mailbox
 REPLICATION_PER_COPY = 0.01  # section 6.2: +3 % of the total for four copies
 
-_CELL = re.compile(r"^(?P<pct>[\d.]+)%\s*\[(?P<abs>[\d.,]+)\s*[^\]]*\]$")
-
 Json = dict[str, Any]
 Node = tuple[str, str]  # (run id, figure)
 ZERO: Node = ("", "zero")
@@ -94,12 +92,10 @@ class Constraint:
 
 def printed(text: str) -> tuple[float, float, float]:
     """A "NN% [value unit]" cell: (percent, value, half a unit of its last printed digit)."""
-    match = _CELL.match(text.strip())
-    if match is None:
+    cell = parse_cell(text)
+    if cell is None or cell.percent is None or cell.absolute is None:
         raise ValueError(f"not a trend cell: {text!r}")
-    value = match["abs"].replace(",", "")
-    decimals = len(value.split(".")[1]) if "." in value else 0
-    return float(match["pct"]), float(value), 0.5 * 10.0**-decimals
+    return cell.percent.value, cell.absolute.value, cell.absolute.half_unit
 
 
 def planned_iops(run: Json) -> float:
