@@ -1123,7 +1123,7 @@ class _Decoder:
             current = self._cook_numpy(layout, matrix, prev_row, first_ok, values_out)
             last = current[-1]
         if self.window is not None:
-            self.window.update(layout, stamps, current, values_out, self.samples)
+            self.window.update(layout, stamps, current, values_out)
         self.prev_ok[:] = False
         self.prev_ok[cols] = True
         self.prev_first[cols] = last[layout.first]
@@ -1568,7 +1568,6 @@ class _Window:
         stamps: np.ndarray[Any, np.dtype[np.int64]],
         current: np.ndarray[Any, np.dtype[np.int64]],
         values: np.ndarray[Any, np.dtype[np.float64]],
-        start: int,
     ) -> None:
         """One run of samples of one layout (``current``: raw slots, ``values``: cooked columns)."""
         rows = np.flatnonzero((stamps >= self.low) & (stamps <= self.high))
