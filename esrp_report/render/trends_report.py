@@ -185,24 +185,25 @@ def _header(view: CompareView, index: int) -> str:
     return escape(f"{label}\n(baseline)" if index == view.baseline_index else label)
 
 
+def _figure_table(view: CompareView, title: str, rows: list[ViewRow]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("Figure")
+    for index in range(len(view.columns)):
+        table.add_column(_header(view, index), justify="right")
+    for view_row in rows:
+        table.add_row(view_row.label, *map(escape, view_row.cells))
+    return table
+
+
 def compare_tables(view: CompareView) -> list[Table]:
     """The percentage table, the equated latencies and, with a published table, its printed figures
     that are flagged or differ from the runs (every cell is in the JSON and the HTML)."""
-    main = Table(title=f"{view.title}: % of baseline [absolute]", title_justify="left")
-    main.add_column("Figure")
-    for index in range(len(view.columns)):
-        main.add_column(_header(view, index), justify="right")
-    for view_row in view.rows:
-        main.add_row(view_row.label, *map(escape, view_row.cells))
-    equated = Table(
-        title="Latencies equated to the planned IOPS (latency × planned ÷ achieved)", title_justify="left"
-    )
-    equated.add_column("Figure")
-    for index in range(len(view.columns)):
-        equated.add_column(_header(view, index), justify="right")
-    for view_row in view.equated:
-        equated.add_row(view_row.label, *map(escape, view_row.cells))
-    tables = [main, equated]
+    tables = [
+        _figure_table(view, f"{view.title}: % of baseline [absolute]", view.rows),
+        _figure_table(
+            view, "Latencies equated to the planned IOPS (latency × planned ÷ achieved)", view.equated
+        ),
+    ]
     shown = [row for row in view.check if row.status != "ok"]
     if shown:
         check = Table(title=f"Published: {view.check_title}", title_justify="left")
