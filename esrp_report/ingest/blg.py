@@ -1058,18 +1058,20 @@ class _Decoder:
         current layout is cooked in one go. A row that does not match is parsed as a new layout.
         """
         whole = []
+        lengths = []
         for record in records:
             declared = _declared_length(record.head(8))
             if declared and declared > record.size:
                 self.damaged(record, f"it declares {declared} bytes but holds {record.size}")
             else:
                 whole.append(record)
+                lengths.append(declared)
         records = whole
         start = 0
         while start < len(records):
-            length = _declared_length(records[start].head(8))
+            length = lengths[start]
             stop = start + 1
-            while stop < len(records) and _declared_length(records[stop].head(8)) == length:
+            while stop < len(records) and lengths[stop] == length:
                 stop += 1
             group = records[start:stop]
             matrix = self.stacker.stack(group, length, native=self.native) if length else None
