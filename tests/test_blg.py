@@ -167,6 +167,8 @@ def test_counter_selection_and_window() -> None:
     ]
     begin = datetime(2007, 8, 14, 19, 45, tzinfo=UTC)
     assert read_blg(SAMPLE, begin=begin).samples.height == 6
+    # A naive bound is the log's local time (UTC-4 here), as for window_report and convert.
+    assert read_blg(SAMPLE, begin=datetime(2007, 8, 14, 15, 45)).samples.height == 6
 
 
 # --- damage ---------------------------------------------------------------------------------------

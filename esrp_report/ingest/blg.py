@@ -1779,18 +1779,19 @@ def _collect(
     if blg.samples_read == 0:
         raise no_samples_error(blg)
     names = [_column_name(c) for c in blg.columns]
-    samples = _in_window(_frame(blocks, names, blg.utc_offset_minutes), begin, end)
+    offset = blg.utc_offset_minutes
+    samples = _in_window(_frame(blocks, names, offset), begin, end, offset)
     problems = list(blg.problems)
-    zone = zone_name(blg.header, blg.utc_offset_minutes)
+    zone = zone_name(blg.header, offset)
     return CounterLog(
         source=blg.source,
         format="blg",
         counters=_counters_frame(blg.columns),
         samples=samples,
-        utc_offset_minutes=blg.utc_offset_minutes,
+        utc_offset_minutes=offset,
         time_zone_name=zone,
         problems=problems,
-        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end) if raw else None,
+        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end, offset) if raw else None,
     )
 
 
@@ -1825,12 +1826,21 @@ def describe_blg(path: str | Path) -> dict[str, object]:
     return facts | describe_counter_log(log)
 
 
-def _in_window(frame: pl.DataFrame, begin: datetime | None, end: datetime | None) -> pl.DataFrame:
+def _in_window(
+    frame: pl.DataFrame, begin: datetime | None, end: datetime | None, offset: int | None
+) -> pl.DataFrame:
+    """Rows from ``begin`` to ``end``: naive times are the log's local time (as in window_report)."""
     if begin is not None:
-        frame = frame.filter(pl.col("timestamp") >= begin)
+        frame = frame.filter(pl.col("timestamp") >= _aware(begin, offset))
     if end is not None:
-        frame = frame.filter(pl.col("timestamp") <= end)
+        frame = frame.filter(pl.col("timestamp") <= _aware(end, offset))
     return frame
+
+
+def _aware(moment: datetime, offset: int | None) -> datetime:
+    if moment.tzinfo is not None:
+        return moment
+    return (moment - timedelta(minutes=offset or 0)).replace(tzinfo=UTC)
 
 
 def _column_name(column: BlgColumn) -> str:
