@@ -115,8 +115,8 @@ def test_exact_means_do_not_depend_on_batches() -> None:
     frame = pl.DataFrame({"v": values}).with_columns(w=pl.when(pl.col("v") <= 1).then(pl.col("v")))
     expected = float(sum(map(Fraction, values.tolist())) / len(values))
     means = set()
-    for _ in range(5):
-        cuts = sorted(random.Random(len(means)).sample(range(1, len(values)), 20))
+    for attempt in range(5):
+        cuts = sorted(random.Random(attempt).sample(range(1, len(values)), 20))
         reduced = metrics.Reduction({"v": pl.col("v"), "w": pl.col("w")})
         for lo, hi in zip([0, *cuts], [*cuts, len(values)], strict=True):
             reduced.add(frame.slice(lo, hi - lo))
