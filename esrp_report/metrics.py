@@ -167,7 +167,7 @@ class Reduction:
         self.plus_inf |= (values == np.inf).any(axis=0)
         self.minus_inf |= (values == -np.inf).any(axis=0)
         step = max(1, min(_ROWS, _CELLS // len(self.names)))  # bounded temporaries
-        offsets = np.arange(len(self.names), dtype=np.int64) * _EXPONENTS - _EXPONENTS // 2
+        offsets = np.arange(len(self.names), dtype=np.int64) * _EXPONENTS + 1_074
         size = len(self.high)
         for at in range(0, len(values), step):
             part = values[at : at + step]
@@ -175,7 +175,7 @@ class Reduction:
             mantissas, exponents = np.frexp(np.where(np.isfinite(part), part, 0.0))
             whole = (mantissas * float(1 << 53)).astype(np.int64).ravel()
             high = whole >> _SPLIT
-            bins = (exponents + (1_074 + _EXPONENTS // 2) + offsets).ravel()
+            bins = (exponents + offsets).ravel()
             self.high += np.bincount(bins, weights=high, minlength=size).astype(np.int64)
             self.low += np.bincount(bins, weights=whole - (high << _SPLIT), minlength=size).astype(np.int64)
 
