@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 
 from esrp_report.ingest import blg
@@ -29,7 +28,6 @@ class BlgSamples:
         self.path = Path(path)
         self.batch_bytes = BATCH_BYTES if batch_bytes is None else batch_bytes
         self.names: list[str] = []
-        self.offset: int | None = None
 
     def batches(self) -> Iterator[pl.DataFrame]:
         with blg.BlgFile(self.path) as log:
@@ -38,12 +36,8 @@ class BlgSamples:
 
     def _frame(self, batch: blg.BlgBatch, log: blg.BlgFile) -> pl.DataFrame:
         names = self.names or [blg._column_name(c) for c in log.columns]
-        values = batch.values
-        if values.shape[1] < len(names):  # columns first seen later: no value before
-            pad = np.full((values.shape[0], len(names) - values.shape[1]), np.nan)
-            values = np.hstack([values, pad])
-        frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True)
-        return frame.insert_column(0, blg.utc_stamps(batch.stamps, log.utc_offset_minutes))
+        # Columns first seen later have no value before (blg._frame pads them with null).
+        return blg._frame([(batch.stamps, batch.values)], names, log.utc_offset_minutes)
 
 
 def open_blg(path: str | Path, *, batch_bytes: int | None = None) -> StreamedCounterLog:
