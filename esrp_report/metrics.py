@@ -26,6 +26,11 @@ import polars as pl
 from esrp_report import model as m
 from esrp_report.model import CounterLog, HostCounter, InstanceRow, InstanceTable, Problem, Run, TableKind
 
+try:  # the compiled binning (setup.py); without a C compiler the NumPy path gives the same bins
+    from esrp_report import _exactsum  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - exercised where the extension is not built
+    _exactsum = None
+
 
 @dataclass(frozen=True)
 class CounterMap:
@@ -134,7 +139,10 @@ class Reduction:
     infinite sample makes the mean NaN or infinite, as summing floats would; null is no sample.
     """
 
-    def __init__(self, expressions: dict[str, pl.Expr]) -> None:
+    def __init__(self, expressions: dict[str, pl.Expr], *, engine: str = "native") -> None:
+        """``engine``: "native" bins the mantissas in C when the extension is built, "numpy"
+        always in NumPy; both leave the same integers in the bins."""
+        self.engine = engine
         self.names = list(expressions)
         self.expressions = [e.cast(pl.Float64).alias(n) for n, e in expressions.items()]
         width = len(self.names)
@@ -160,12 +168,24 @@ class Reduction:
         self._extremes = both.select(
             [pl.col(c).min() if c.startswith("min|") else pl.col(c).max() for c in both.columns]
         )
-        self.counts += np.asarray(derived.select(pl.all().count()).row(0), dtype=np.int64)
-        nulls = derived.select(pl.all().is_null()).to_numpy()
-        values = derived.to_numpy()
-        self.nan |= (np.isnan(values) & ~nulls).any(axis=0)
+        nulls = np.asarray(derived.null_count().row(0), dtype=np.int64)
+        self.counts += frame.height - nulls
+        values = derived.to_numpy()  # a null becomes NaN: a column holds a NaN sample when it has more
+        self.nan |= np.isnan(values).sum(axis=0) > nulls
         self.plus_inf |= (values == np.inf).any(axis=0)
         self.minus_inf |= (values == -np.inf).any(axis=0)
+        if _exactsum is not None and self.engine == "native":
+            by_column = values.flags.f_contiguous and not values.flags.c_contiguous
+            contiguous = values if by_column or values.flags.c_contiguous else np.ascontiguousarray(values)
+            _exactsum.bin_mantissas(
+                contiguous.astype(np.float64, copy=False),
+                len(values),
+                len(self.names),
+                by_column,
+                self.high,
+                self.low,
+            )
+            return
         step = max(1, min(_ROWS, _CELLS // len(self.names)))  # bounded temporaries
         offsets = np.arange(len(self.names), dtype=np.int64) * _EXPONENTS + 1_074
         size = len(self.high)

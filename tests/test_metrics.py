@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -133,3 +135,43 @@ def test_compare_flags_one_percent_but_not_a_rounding_difference() -> None:
     }
     found = compare.compare_tables(report, "report", log, "log")
     assert [(d.metric, round(d.relative_difference, 4)) for d in found] == [(m.DB_READ_LATENCY, 0.0099)]
+
+
+@pytest.mark.skipif(metrics._exactsum is None, reason="the compiled exact-sum extension is not built")
+def test_compiled_and_numpy_binning_leave_the_same_integers() -> None:
+    """The C loop reads exponents from the bits (frexp only for subnormals) and may walk the
+    batch column by column; NumPy uses frexp and bincount. Every bin must hold the same integer,
+    so the means are the same to the last bit whichever path ran."""
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal((300, 6)) * np.array([1e-3, 1.0, 1e3, 1e12, 1e-300, 1e300])
+    values[::7, 0] = 5e-324  # the smallest subnormal
+    values[::11, 1] = -2.5e-310  # a negative subnormal
+    values[::13, 2] = 0.0
+    values[::17, 3] = -0.0
+    values[5, 4] = np.nan
+    values[6, 5] = np.inf
+    values[7, 5] = -np.inf
+    frame = pl.DataFrame({f"c{i}": values[:, i] for i in range(values.shape[1])}).with_columns(
+        pl.when(pl.int_range(pl.len()) % 19 == 3).then(None).otherwise(pl.col("c1")).alias("c1")
+    )
+    expressions = {name: pl.col(name) for name in frame.columns}
+    native = metrics.Reduction(expressions)
+    numpy_path = metrics.Reduction(expressions, engine="numpy")
+    for start in range(0, frame.height, 64):  # batches, column-major as Polars hands them over
+        native.add(frame.slice(start, 64))
+        numpy_path.add(frame.slice(start, 64))
+    assert np.array_equal(native.high, numpy_path.high) and np.array_equal(native.low, numpy_path.low)
+    whole = frame.fill_null(np.nan).to_numpy()
+    for layout in (np.ascontiguousarray(whole), np.asfortranarray(whole)):  # the C loop, both orders
+        high, low = np.zeros_like(native.high), np.zeros_like(native.low)
+        by_column = not layout.flags.c_contiguous
+        metrics._exactsum.bin_mantissas(layout, *layout.shape, by_column, high, low)
+        assert np.array_equal(high, numpy_path.high) and np.array_equal(low, numpy_path.low)
+    assert native.counts.tolist() == numpy_path.counts.tolist()
+    assert native.count("c1") == frame.height - frame["c1"].null_count()
+    for name in expressions:
+        a, b = native.mean(name), numpy_path.mean(name)
+        assert (a is None and b is None) or (math.isnan(a) and math.isnan(b)) or a == b, name  # type: ignore[arg-type]
+    assert math.isnan(native.mean("c4"))  # type: ignore[arg-type]
+    assert math.isnan(native.mean("c5"))  # type: ignore[arg-type]  # +inf and -inf
+    assert native.mean("c1") == pytest.approx(float(frame["c1"].drop_nulls().mean()))  # type: ignore[arg-type]
