@@ -1,13 +1,18 @@
-"""Charts drawn on the reused latency figure come out as from a new figure."""
+"""The latency charts, written as SVG directly (render/line_chart.py)."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import polars as pl
+import pytest
 
 from esrp_report.render import charts
+from esrp_report.render.line_chart import BOTTOM, TOP, nice_ticks
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _series(seed: int, instances: int, points: int) -> pl.DataFrame:
@@ -19,20 +24,60 @@ def _series(seed: int, instances: int, points: int) -> pl.DataFrame:
     return pl.DataFrame(frame)
 
 
-def _fresh(series: pl.DataFrame, title: str, limit: float | None, prefix: str) -> str:
-    charts._LATENCY.clear()  # the next chart gets a new figure
-    return charts.latency_chart(series, title, limit, prefix)
+def _texts(svg: str) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}text")]
 
 
-def test_a_latency_chart_does_not_depend_on_the_charts_drawn_before_it() -> None:
+def test_a_latency_chart_is_the_same_whatever_was_drawn_before_it() -> None:
     tall = (_series(3, 20, 100), "EMAIL1: Database read latency per instance", 20.0, "a")
     short = (_series(0, 3, 12), "EMAIL2: Log write latency per instance", None, "b")
-    expected = {"a": _fresh(*tall), "b": _fresh(*short)}
-    assert expected["a"] != expected["b"]
-    # On the reused figure, in both orders, with other kinds of chart in between.
+    first = charts.latency_chart(*tall)
     charts.draw(charts.ChartSpec("c", "achieved", (["x", "y"], [3.0, 4.0], [3.5, None])))
-    assert charts.latency_chart(*short) == expected["b"]
-    assert charts.latency_chart(*tall) == expected["a"]
-    charts.draw(charts.ChartSpec("d", "split", (["x"], {"transactional": [1.0], "log writes": [0.5]})))
-    assert charts.latency_chart(*short) == expected["b"]
-    assert "limit 20 ms" in expected["a"] and "limit" not in expected["b"]
+    charts.latency_chart(*short)
+    assert charts.latency_chart(*tall) == first
+    assert "limit 20 ms" in first and "limit" not in charts.latency_chart(*short)
+
+
+def test_one_line_per_instance_and_the_axes_hold_the_data_and_the_limit() -> None:
+    series = _series(1, 5, 40)
+    svg = charts.latency_chart(series, "EMAIL3: Database read latency per instance", 20.0, "k")
+    root = ET.fromstring(svg)
+    lines = root.findall(f"{SVG}polyline")
+    assert len(lines) == 5
+    assert all(len(line.get("points", "").split()) == 40 for line in lines)
+    y_labels = [float(t.text or "") for t in root.iter(f"{SVG}text") if t.get("text-anchor") == "end"]
+    peak = float(series.drop("timestamp").max_horizontal().max())  # type: ignore[arg-type]
+    assert y_labels[0] == 0 and max(peak, 20.0) <= y_labels[-1] <= max(peak, 20.0) * 1.5
+    for line in lines:  # every point inside the plot, none above the top tick
+        ys = [float(p.split(",")[1]) for p in line.get("points", "").split()]
+        assert min(ys) >= TOP - 1e-6 and max(ys) <= BOTTOM + 1e-6
+    assert "minutes into the collection window" in _texts(svg)
+
+
+def test_a_missing_sample_breaks_the_line_instead_of_drawing_zero() -> None:
+    series = _series(2, 1, 10).with_columns(
+        pl.when(pl.int_range(pl.len()) == 4).then(None).otherwise(pl.col("Instance0")).alias("Instance0")
+    )
+    svg = charts.latency_chart(series, "gap", None, "k")
+    runs = [line.get("points", "").split() for line in ET.fromstring(svg).iter(f"{SVG}polyline")]
+    assert [len(r) for r in runs] == [4, 5]
+
+
+def test_titles_are_escaped_and_the_svg_is_well_formed() -> None:
+    svg = charts.latency_chart(_series(0, 2, 5), '<script>alert(1)</script> & "x"', 20.0, "k")
+    assert "<script>" not in svg
+    assert '<script>alert(1)</script> & "x"' in _texts(svg)
+    assert ET.fromstring(svg).get("aria-label") == '<script>alert(1)</script> & "x"'
+
+
+@pytest.mark.parametrize(
+    ("high", "expected"),
+    [
+        (21.0, [0, 5, 10, 15, 20, 25]),
+        (0.93, [0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+        (1440.0, [0, 250, 500, 750, 1000, 1250, 1500]),
+        (0.0, [0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+    ],
+)
+def test_ticks_are_round_numbers_from_zero_past_the_highest_value(high: float, expected: list[float]) -> None:
+    assert nice_ticks(high) == pytest.approx(expected)

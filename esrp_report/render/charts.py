@@ -1,4 +1,5 @@
-"""Inline SVG charts drawn with matplotlib (Agg-free SVG backend, offline, deterministic).
+"""Inline SVG charts: the latency charts written directly (render/line_chart.py), the others drawn
+with matplotlib (Agg-free SVG backend, offline, deterministic).
 
 Each chart is returned as SVG text with its ids prefixed, so many charts can share one HTML page
 without id clashes. Fonts are left as text (``svg.fonttype = none``) so the PDF keeps them
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 STYLE: dict[str, Any] = {
@@ -64,43 +64,24 @@ def _svg(fig: Figure, prefix: str, bottom: float = 0.2, right: float = 0.98, *, 
 
 
 def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix: str) -> str:
-    """One line per instance over the collection window, with the threshold drawn across."""
-    plt = _pyplot()
-    with plt.rc_context(STYLE):
-        fig, ax = _latency_axes()
-        if series.height:
-            start = series["timestamp"][0]
-            minutes = ((series["timestamp"] - start).dt.total_seconds() / 60).to_numpy()
-            for i, name in enumerate(c for c in series.columns if c != "timestamp"):
-                ax.plot(minutes, series[name].to_numpy(), linewidth=0.7, color=PALETTE[i % 2], alpha=0.6)
-        if limit is not None:
-            ax.axhline(limit, color="#c00000", linewidth=1.2, linestyle="--", label=f"limit {limit:g} ms")
-            ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)  # above the plot
-        ax.set_xlabel("minutes into the collection window")
-        ax.set_ylabel("ms")
-        ax.set_ylim(bottom=0)
-        ax.set_title(title, loc="left", y=TITLE_Y)
-        return _svg(fig, prefix, close=False)
+    """One line per instance over the collection window, with the threshold drawn across.
 
+    Written as SVG directly (render/line_chart.py), not with matplotlib: a document holds four of
+    these per server, and the plain SVG is quicker both to write and for WeasyPrint to lay out.
+    It has no ids, so ``prefix`` is not needed to keep charts on one page apart."""
+    import numpy as np  # noqa: PLC0415
+    import polars as pl  # noqa: PLC0415 - not in the forkserver the workers come from: its threads
 
-_LATENCY: list[tuple[Figure, Axes]] = []
+    from esrp_report.render.line_chart import latency_svg  # noqa: PLC0415
 
-
-def _latency_axes() -> tuple[Figure, Axes]:
-    """The latency charts' figure, emptied: one per process, because creating a figure's axes and
-    ticks is about a quarter of drawing a chart, and a document has four latency charts a server.
-    What a chart sets (lines, legend, limits, labels, title) is reset here or set again by each
-    chart, so each comes out as from a new figure (a test draws them both ways)."""
-    if not _LATENCY:
-        _LATENCY.append(_pyplot().subplots(figsize=(6.6, 2.6)))
-    fig, ax = _LATENCY[0]
-    for line in list(ax.lines):
-        line.remove()
-    if ax.legend_ is not None:
-        ax.legend_.remove()
-    ax.relim()
-    ax.set_autoscale_on(True)
-    return fig, ax
+    names = [c for c in series.columns if c != "timestamp"]
+    if series.height:
+        start = series["timestamp"][0]
+        minutes = ((series["timestamp"] - start).dt.total_seconds() / 60).to_numpy()
+    else:
+        minutes = np.zeros(0)
+    lines = [series[name].cast(pl.Float64).fill_null(np.nan).to_numpy() for name in names]
+    return latency_svg(minutes, lines, title, limit, colours=PALETTE[:2])
 
 
 def achieved_vs_target_chart(
