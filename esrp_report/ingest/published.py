@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from difflib import SequenceMatcher
+from functools import lru_cache
 from pathlib import Path
 
 from esrp_report import model as m
@@ -48,6 +49,29 @@ _TIMESTAMP_LINE = re.compile(r"^\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M 
 # A target cell ahead of the figures: "< 20 msec", "<20 msec**", "N/A", "1400".
 _TARGET_PREFIX = re.compile(r"^(?:[<>≤≥]=?\s*\d+(?:\.\d+)?\s*(?:msec|ms)?\s*\**|n/a)\s*", re.IGNORECASE)
 _SERVER_TOKEN = re.compile(r"\b(Server)\s+(\d+)\b|\bHost\s+(\S+)", re.IGNORECASE)
+# Compiled once: every line of a document goes through these (re's own cache costs a lookup each).
+_MARKDOWN = re.compile(r"^\s*(#{1,6} |\|.*\|\s*$)", re.M)
+_HEADING = re.compile(r"^(#{1,6})\s+")
+_RULE_ROW = re.compile(r"\|?[\s:|-]+\|?")
+_SPACES = re.compile(r"\s{2,}")
+_INSTANCE_LABEL = re.compile(r"instance\d*\.\d+", re.IGNORECASE)
+_UNIT = re.compile(r"\((?:msec|ms|sec)\)")
+_SLASH = re.compile(r"\s*/\s*")
+_STAR_COLON = re.compile(r"[*:]")
+_CONVENTION = re.compile(r"ESRP\s*[-–]?\s*Storage\s+Version\s+(\d\.\d)", re.IGNORECASE)
+_DATABASE_PATH = re.compile(r"^database:", re.IGNORECASE)
+_BULLET = re.compile(r"^[-•*]\s+")
+_LABEL_TARGET = re.compile(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", re.IGNORECASE)
+_TREND_CELL = re.compile(r"^(?P<pct>\d+(?:\.\d+)?)%\s*\[(?P<abs>[\d,]*\.?\d+)\s*(?P<unit>[^\]]*)\]$")
+_TABLE_TITLE = re.compile(r"^(?:\*\*)?(Table \d+)\b")
+_SECTION_NUMBER = re.compile(r"^(\d+\.\d+)\s")
+_TABLE_START = re.compile(r"^Table \d+")
+_SERIES_LABEL = re.compile(r"(?:series\s*)?(#\d+)", re.IGNORECASE)
+_COUNT = re.compile(r"\d[\d,]*")
+_USERS_HEAD = re.compile(r"^([\d,]+) users")
+_COUNT_CELL = re.compile(r"[\d,]+")
+_INSTANCE_ROW = re.compile(r"^instance\d*\.\d+$", re.IGNORECASE)
+_HEADER_WORDS = re.compile(r"database i/o|target values?|values|for \w+ servers|\*", re.IGNORECASE)
 
 
 # --- loading -----------------------------------------------------------------------------------
@@ -75,7 +99,7 @@ def parse_document(data: bytes, source: str) -> PublishedDocument:
         if any(mark in head for mark in ("<html", "<body", "<!doctype html")):
             lines, kind = _html_lines(text, source), "html"
         else:
-            kind = "markdown" if re.search(r"^\s*(#{1,6} |\|.*\|\s*$)", text[:200_000], re.M) else "text"
+            kind = "markdown" if _MARKDOWN.search(text[:200_000]) else "text"
             lines = [DocLine(no, raw) for no, raw in enumerate(text.splitlines(), start=1)]
     doc = PublishedDocument(source=source, format=kind)
     doc.lines = [_clean(line) for line in lines]
@@ -152,9 +176,11 @@ def _html_lines(text: str, source: str) -> list[DocLine]:
 
 
 def _strip_markup(text: str) -> str:
-    text = _BR.sub(" ", text)
-    text = _TAG.sub("", text)
-    text = _MD_LINK.sub(r"\1", text)
+    if "<" in text:  # tags and <br> (most lines have neither: no regex run for them)
+        text = _BR.sub(" ", text)
+        text = _TAG.sub("", text)
+    if "[" in text:
+        text = _MD_LINK.sub(r"\1", text)
     return text.replace("\\*", "*").replace("\\_", "_").replace("**", "").replace("\u00a0", " ")
 
 
@@ -162,14 +188,14 @@ def _clean(line: DocLine) -> DocLine:
     raw = line.raw
     text = raw.rstrip()
     heading = 0
-    match = re.match(r"^(#{1,6})\s+", text)
+    match = _HEADING.match(text)
     if match:
         heading = len(match.group(1))
         text = text[match.end() :]
     cells: list[str] | None = None
     stripped = text.strip()
     if stripped.startswith("|") and stripped.count("|") >= 2:
-        if re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
+        if _RULE_ROW.fullmatch(stripped):
             return DocLine(line.no, raw, page=line.page, text="", cells=None, heading=0)
         cells = [_strip_markup(c).strip() for c in stripped.strip("|").split("|")]
     elif "\t" in text:
@@ -180,7 +206,7 @@ def _clean(line: DocLine) -> DocLine:
         else " ".join(c for c in cells if c)
     )
     if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
-        spaced = [c.strip() for c in re.split(r"\s{2,}", _strip_markup(raw).strip()) if c.strip()]
+        spaced = [c.strip() for c in _SPACES.split(_strip_markup(raw).strip()) if c.strip()]
         figures = _label_and_figures(text)
         # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
         cells = figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
@@ -201,7 +227,7 @@ def _known_label_and_value(text: str) -> list[str] | None:
     words = text.split(" ")
     if len(words) < 2:
         return None
-    if re.fullmatch(r"instance\d*\.\d+", words[0], re.IGNORECASE) and ":" in text:
+    if _INSTANCE_LABEL.fullmatch(words[0]) and ":" in text:
         return [words[0], " ".join(words[1:])]  # database configuration
     for count in range(min(len(words) - 1, 8), 0, -1):
         if L.normalize_label(" ".join(words[:count])) in _PAIR_LABELS:
@@ -212,13 +238,14 @@ def _known_label_and_value(text: str) -> list[str] | None:
 def _label_and_figures(text: str) -> list[str] | None:
     """ "Database reads/sec N/A 877.436 891.734" -> label, then each figure: a PDF's row."""
     tokens = text.split(" ")
-    values: list[str] = []
+    values: list[str] = []  # from the end: reversed below (inserting at the front is quadratic)
     while tokens and (
         is_number(tokens[-1])
         or _CLOCK.fullmatch(tokens[-1])
         or tokens[-1].casefold() in ("n/a", "pass", "fail")
     ):
-        values.insert(0, tokens.pop())
+        values.append(tokens.pop())
+    values.reverse()
     if not values:
         return None
     label = " ".join(tokens).rstrip(" -–:")
@@ -236,9 +263,9 @@ def number(text: str) -> DocNumber | None:
 
 def normalize(label: str) -> str:
     label = L.normalize_label(label)
-    label = re.sub(r"\((?:msec|ms|sec)\)", "", label)
-    label = re.sub(r"\s*/\s*", "/", label)
-    return " ".join(re.sub(r"[*:]", " ", label).split())
+    label = _UNIT.sub("", label)
+    label = _SLASH.sub("/", label)
+    return " ".join(_STAR_COLON.sub(" ", label).split())
 
 
 def fuzzy_key(label: str, table: dict[str, str], cutoff: float = 0.86) -> str | None:
@@ -246,16 +273,61 @@ def fuzzy_key(label: str, table: dict[str, str], cutoff: float = 0.86) -> str | 
     text = normalize(label)
     if text in table:
         return table[text]
-    best, score = None, cutoff
-    for known, key in table.items():
-        matcher = SequenceMatcher(None, text, known)
-        # The quick ratios are upper bounds of ratio(): most labels are ruled out without it.
-        if matcher.real_quick_ratio() <= score or matcher.quick_ratio() <= score:
-            continue
-        ratio = matcher.ratio()
-        if ratio > score:
-            best, score = key, ratio
-    return best
+    return _known_labels(tuple(table.items())).closest(text, cutoff)
+
+
+class _KnownLabels:
+    """One table's labels, with their lengths and letter counts worked out once, and the answers
+    already given (a document repeats its labels; so do a fuzzer's mutants of one document)."""
+
+    MAX_ANSWERS = 8192  # forgotten all at once past this
+    MAX_TEXT = 256  # longer texts are not remembered (the lengths alone rule them out at once)
+
+    def __init__(self, items: tuple[tuple[str, str], ...]) -> None:
+        self.labels = tuple((known, key, len(known), Counter(known)) for known, key in items)
+        self.answers: dict[tuple[str, float], str | None] = {}
+
+    def closest(self, text: str, cutoff: float) -> str | None:
+        remembered = len(text) <= self.MAX_TEXT
+        if remembered:
+            answer = self.answers.get((text, cutoff), _UNKNOWN)  # one lookup: safe if cleared meanwhile
+            if answer is not _UNKNOWN:
+                return answer
+        best, score = None, cutoff
+        length_a = len(text)
+        counts: Counter[str] | None = None
+        for known, key, length_b, known_counts in self.labels:
+            # SequenceMatcher(None, text, known)'s quick ratios, computed as difflib does without
+            # building a matcher for every label: upper bounds of ratio(), they rule out most
+            # labels on the lengths or the letter counts alone.
+            length = length_a + length_b
+            if _ratio(min(length_a, length_b), length) <= score:
+                continue  # real_quick_ratio()
+            if counts is None:
+                counts = Counter(text)
+            if _ratio(sum(min(n, known_counts[c]) for c, n in counts.items()), length) <= score:
+                continue  # quick_ratio()
+            ratio = SequenceMatcher(None, text, known).ratio()
+            if ratio > score:
+                best, score = key, ratio
+        if remembered:
+            if len(self.answers) >= self.MAX_ANSWERS:
+                self.answers.clear()
+            self.answers[text, cutoff] = best
+        return best
+
+
+_UNKNOWN = "\0not yet asked"  # not a key of any table
+
+
+def _ratio(matches: int, length: int) -> float:
+    """difflib's ratio of matches to the two lengths, to the same float."""
+    return 2.0 * matches / length if length else 1.0
+
+
+@lru_cache(maxsize=32)
+def _known_labels(items: tuple[tuple[str, str], ...]) -> _KnownLabels:
+    return _KnownLabels(items)
 
 
 # --- structure --------------------------------------------------------------------------------
@@ -352,7 +424,7 @@ class _Structure:
 
     def find_convention(self) -> str | None:
         for line in self.lines[:400]:
-            match = re.search(r"ESRP\s*[-–]?\s*Storage\s+Version\s+(\d\.\d)", line.text, re.IGNORECASE)
+            match = _CONVENTION.search(line.text)
             if match:
                 return match.group(1)
         return None
@@ -454,11 +526,7 @@ class _Structure:
             ):
                 pending_header.append(line)
                 continue
-            if (
-                rows
-                and re.match(r"^database:", line.text, re.IGNORECASE)
-                and "database:" not in rows[-1][-1].casefold()
-            ):
+            if rows and _DATABASE_PATH.match(line.text) and "database:" not in rows[-1][-1].casefold():
                 rows[-1][-1] += " " + line.text  # "Log path: G:\log" / "Database: E:\db\x.edb" on two lines
                 continue
             if rows and cells and _is_table_header(cells):
@@ -526,13 +594,13 @@ class _Structure:
                 else:
                     label_parts.clear()
                 continue
-            label, values = re.sub(r"^[-•*]\s+", "", cells[0]), cells[1:]
+            label, values = _BULLET.sub("", cells[0]), cells[1:]
             if (not label or _TARGET_PREFIX.fullmatch(label + " ")) and label_parts:
                 values = ([label] if label else []) + values
                 label = " ".join(t for _i, t in label_parts)
             key = fuzzy_key(label, SUMMARY_METRICS)
             if key is None:
-                label_match = re.match(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", label, re.IGNORECASE)
+                label_match = _LABEL_TARGET.match(label)
                 if label_match:
                     key = fuzzy_key(label_match.group(1), SUMMARY_METRICS)
                     values = [label_match.group(2), *values]
@@ -594,12 +662,12 @@ class _Structure:
     # -- trend tables: "percentage [absolute]" cells (004)
 
     def trend_tables(self) -> None:
-        cell = re.compile(r"^(?P<pct>\d+(?:\.\d+)?)%\s*\[(?P<abs>[\d,]*\.?\d+)\s*(?P<unit>[^\]]*)\]$")
+        cell = _TREND_CELL
         title = ""
         current: TrendTable | None = None
         header: list[str] = []
         for line in self.lines:
-            table_title = re.match(r"^(?:\*\*)?(Table \d+)\b", line.text)
+            table_title = _TABLE_TITLE.match(line.text)
             if table_title:
                 title = line.text
                 current = None
@@ -652,11 +720,11 @@ class _Structure:
             current = None
 
         for line in self.lines:
-            numbered = re.match(r"^(\d+\.\d+)\s", line.text) if line.heading else None
+            numbered = _SECTION_NUMBER.match(line.text) if line.heading else None
             if numbered:
                 close()
                 section = numbered.group(1)
-            if re.match(r"^Table \d+", line.text):
+            if _TABLE_START.match(line.text):
                 close()
                 title, users_column = line.text, False
             cells = line.cells
@@ -665,7 +733,7 @@ class _Structure:
                     close()
                 continue
             first = cells[0].strip()
-            label = re.fullmatch(r"(?:series\s*)?(#\d+)", first, re.IGNORECASE)
+            label = _SERIES_LABEL.fullmatch(first)
             if len(cells) >= 2 and "concurrent users" in cells[1].casefold() and not label:
                 users_column = True
                 continue
@@ -679,18 +747,18 @@ class _Structure:
                 close()
                 counts = [
                     _whole(n, self.doc.source, line.no)
-                    for n in re.findall(r"\d[\d,]*", cells[2].split("concurrent")[0])
+                    for n in _COUNT.findall(cells[2].split("concurrent")[0])
                 ]
                 self.doc.series.append(m.SeriesUsers(section, label.group(1), tuple(counts), title, line.no))
                 continue
             if label and first.casefold().startswith("series"):
                 close()
-                heads = [re.match(r"^([\d,]+) users", c) for c in cells[1:]]
+                heads = [_USERS_HEAD.match(c) for c in cells[1:]]
                 if all(heads):
                     values = tuple(_whole(h.group(1), self.doc.source, line.no) for h in heads if h)
                     self.doc.series.append(m.SeriesUsers(section, label.group(1), values, title, line.no))
                 continue
-            if users_column and len(cells) >= 2 and re.fullmatch(r"[\d,]+", cells[1].strip()):
+            if users_column and len(cells) >= 2 and _COUNT_CELL.fullmatch(cells[1].strip()):
                 if label:
                     close()
                     current = (label.group(1), [], line.no)
@@ -782,9 +850,7 @@ def _is_table_header(cells: list[str]) -> bool:
 
 
 def _looks_like_instance_row(cells: list[str]) -> bool:
-    return bool(re.match(r"^instance\d*\.\d+$", cells[0], re.IGNORECASE)) and all(
-        is_number(c) or ":" in c for c in cells[1:]
-    )
+    return bool(_INSTANCE_ROW.match(cells[0])) and all(is_number(c) or ":" in c for c in cells[1:])
 
 
 def _header_columns(line: DocLine) -> tuple[list[str], bool]:
@@ -794,10 +860,12 @@ def _header_columns(line: DocLine) -> tuple[list[str], bool]:
     target = "target" in low
     if ("across all servers" in low or "values across" in low) and (line.cells or len(text) < 80):
         return ["all servers"], target
+    # Every other answer needs a short line naming a server or host: most lines are ruled out
+    # by these two checks before the substitutions below.
+    if len(text) > 160 or not _SERVER_TOKEN.search(text):
+        return [], False
     residue = _SERVER_TOKEN.sub(" ", text)
-    residue = re.sub(
-        r"database i/o|target values?|values|for \w+ servers|\*", " ", residue, flags=re.IGNORECASE
-    )
+    residue = _HEADER_WORDS.sub(" ", residue)
     if len(" ".join(residue.split())) > 12:
         return [], False
     servers = [
@@ -809,8 +877,6 @@ def _header_columns(line: DocLine) -> tuple[list[str], bool]:
     if len(servers) == 1 and not (
         line.heading or (line.cells and len(line.cells) <= 2) or text.startswith(("Host", "Server"))
     ):
-        return [], False
-    if len(text) > 160:
         return [], False
     return servers, target
 
