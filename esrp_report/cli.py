@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import defaultdict
 from datetime import datetime
@@ -378,10 +379,24 @@ def convert(
     console = _console()
     for problem in result.problems:
         console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
-    console.print(
-        f"wrote {result.output} ({result.format}): {result.samples} sample(s) x {result.columns} counter(s)",
-        markup=False,
-    )
+    counted = f"{result.samples} sample(s) x {result.columns} counter(s)"
+    if not result.parts:
+        console.print(f"wrote {result.output} ({result.format}): {counted}", markup=False)
+        return
+    from esrp_report.convert import PARQUET_CHUNK_BUDGET  # noqa: PLC0415 - api has imported it
+
+    folder = f"{result.output}{os.sep}"
+    for line in (
+        f"wrote a Parquet dataset (a directory, not one file): {folder}",
+        f"  {len(result.parts)} part files, {result.parts[0].name} to {result.parts[-1].name}, in time order "
+        f"with one schema: {counted}",
+        f"  why: one file would hold {result.column_chunks:,} column chunks (row groups x columns), "
+        f"more than the budget of {PARQUET_CHUNK_BUDGET:,};",
+        "  the Parquet writer needs about 2 kB of memory per column chunk by the time it closes a file",
+        f"  read it as one table: polars.scan_parquet('{folder}*.parquet'),",
+        f"  pyarrow.dataset.dataset('{result.output}') or DuckDB read_parquet('{folder}*.parquet')",
+    ):
+        console.print(line, markup=False)
 
 
 @app.command()

@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 
 from esrp_report import api, metrics
+from esrp_report import convert as convert_module
 from esrp_report.convert import convert
 from esrp_report.ingest import blg_stream, counter_csv
 from esrp_report.ingest.blg import read_blg
@@ -204,6 +205,34 @@ def test_convert_csv_in_tiny_batches_writes_the_same_file(
         assert streamed.output.read_bytes() == whole.output.read_bytes()
     else:
         assert pl.read_parquet(streamed.output).equals(pl.read_parquet(whole.output))
+
+
+def test_convert_csv_to_a_dataset_is_read_again_when_it_is_not_utf8(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the column-chunk budget, parts are written while the CSV is read; the late byte that
+    is not UTF-8 makes it read again: the parts written so far go, and the dataset is written anew."""
+    source = _damaged(tmp_path)
+    monkeypatch.setattr(counter_csv, "_pdhcsv", None)  # PyArrow's parser: it finds the bad byte late
+    whole = convert(source, tmp_path / "whole.parquet")
+    assert whole.columns == 6 and whole.parts == []
+    monkeypatch.setattr(counter_csv, "BATCH_BYTES", 600)
+    monkeypatch.setattr(convert_module, "ROW_GROUP_BYTES", 8 * 7 * 10)  # 10 rows x 7 columns
+    monkeypatch.setattr(convert_module, "PARQUET_CHUNK_BUDGET", 7 * 4)  # 4 row groups per file
+    aborted: list[int] = []
+    abort = convert_module._ParquetParts.abort
+
+    def counted(self: convert_module._ParquetParts) -> None:
+        aborted.append(len(self.parts))
+        abort(self)
+
+    monkeypatch.setattr(convert_module._ParquetParts, "abort", counted)
+    parts = convert(source, tmp_path / "parts.parquet")
+    assert len(aborted) == 1 and aborted[0] > 1  # read again after parts were written
+    assert (parts.samples, parts.columns, parts.problems) == (whole.samples, whole.columns, whole.problems)
+    assert len(parts.parts) == -(-whole.samples // 40) > 1
+    assert sorted(parts.output.iterdir()) == parts.parts
+    assert pl.read_parquet(parts.output).equals(pl.read_parquet(whole.output))
 
 
 def test_blg_streamed_in_small_batches_is_the_whole_log() -> None:
