@@ -2,6 +2,7 @@
 
     python -m benchmarks.memory                 # 10 GB inputs (needs ~45 GB free disk)
     python -m benchmarks.memory --sizes 1 2 10  # memory growth: 1, 2 and 10 GB
+    python -m benchmarks.memory --sizes 1 2 10 --inputs blg --commands convert-parquet  # one case
 
 Each input sits in a results folder beside the EMAIL5 Performance report, named as the counter
 log the report names, its samples spread over the report's collection window (so ``check``
@@ -46,6 +47,8 @@ WINDOW_SECONDS = 7_180
 CSV_CHUNK_ROWS = 20_000
 BLG_SAMPLE_BYTES = 180_200  # one 600-counter sample record, as written
 GB = 1_000_000_000
+INPUTS = ("csv", "blg")
+COMMANDS = ("check", "convert-csv", "convert-parquet")
 
 
 def generate_csv(path: Path, size: int, *, counters: int = 450, seed: int = 0) -> Path:
@@ -145,10 +148,16 @@ def measure(args: list[str]) -> dict[str, object]:
     }
 
 
-def run(size_gb: float, *, keep: bool = False) -> dict[str, object]:
+def run(
+    size_gb: float,
+    *,
+    keep: bool = False,
+    inputs: tuple[str, ...] = INPUTS,
+    commands: tuple[str, ...] = COMMANDS,
+) -> dict[str, object]:
     exe = str(Path(sys.executable).with_name("esrp-report"))
     figures: dict[str, object] = {}
-    for kind in ("csv", "blg"):
+    for kind in inputs:
         folder = DATA / f"{kind}-{size_gb:g}GB"
         log = folder / f"{STEM}.{kind}"
         if not log.exists():
@@ -161,10 +170,16 @@ def run(size_gb: float, *, keep: bool = False) -> dict[str, object]:
         rows: dict[str, object] = {"input_gb": round(log.stat().st_size / GB, 2)}
         out = DATA / "out"
         out.mkdir(parents=True, exist_ok=True)
-        rows["check"] = measure([exe, "check", str(folder), "--json"])
+        if "check" in commands:
+            rows["check"] = measure([exe, "check", str(folder), "--json"])
         for fmt in ("csv", "parquet"):
+            if f"convert-{fmt}" not in commands:
+                continue
             target = out / f"converted.{fmt}"
-            rows[f"convert-{fmt}"] = measure([exe, "convert", str(log), "-o", str(target)])
+            rows[f"convert-{fmt}"] = figure = measure([exe, "convert", str(log), "-o", str(target)])
+            if target.is_dir():  # a Parquet dataset (past convert.PARQUET_CHUNK_BUDGET column chunks)
+                figure["parquet_parts"] = len(list(target.glob("*.parquet")))
+                shutil.rmtree(target)
             target.unlink(missing_ok=True)
         for name, value in rows.items():
             print(f"{kind} {size_gb:g} GB {name}: {value}")
@@ -174,14 +189,29 @@ def run(size_gb: float, *, keep: bool = False) -> dict[str, object]:
     return figures
 
 
-def main(sizes: tuple[float, ...] = (10,), *, keep: bool = False) -> dict[str, object]:
-    return {f"{size:g}GB": run(size, keep=keep) for size in sizes}
+def main(
+    sizes: tuple[float, ...] = (10,),
+    *,
+    keep: bool = False,
+    inputs: tuple[str, ...] = INPUTS,
+    commands: tuple[str, ...] = COMMANDS,
+) -> dict[str, object]:
+    return {f"{size:g}GB": run(size, keep=keep, inputs=inputs, commands=commands) for size in sizes}
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[10.0], help="input sizes in GB")
     parser.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    parser.add_argument("--inputs", nargs="+", choices=INPUTS, default=list(INPUTS), help="logs to generate")
+    parser.add_argument(
+        "--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS), help="commands to measure"
+    )
     options = parser.parse_args()
-    result = main(tuple(options.sizes), keep=options.keep)
+    result = main(
+        tuple(options.sizes),
+        keep=options.keep,
+        inputs=tuple(options.inputs),
+        commands=tuple(options.commands),
+    )
     print(json.dumps(result, indent=2))
