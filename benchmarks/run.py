@@ -1,42 +1,88 @@
-"""Run every benchmark: `python -m benchmarks.run` (or `make bench`).
+"""Run every benchmark: `python -m benchmarks.run` (or `make bench`), about 45 minutes on 2 cores.
 
-Each benchmark module exposes `main() -> dict` and prints its own figures; this runner also
-writes them to benchmarks/results.json so the README and docs can quote one source.
+    python -m benchmarks.run                          # all of them, then the page
+    python -m benchmarks.run --only csv_ingest blg_decode   # some; the others' figures are kept
+    python -m benchmarks.run --page                   # only rewrite the page from results.json
+
+Each benchmark module exposes `main() -> dict` and prints its own figures; this runner writes
+them, with a description of the machine, to benchmarks/results.json, and then rewrites the marked
+blocks of docs/benchmarks.md and README.md from that file (benchmarks/page.py). The 10 GB memory
+benchmark is separate (`python -m benchmarks.memory`: 45 GB of disk, about 1.5 hours).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
+import os
 import platform
 import sys
+import time
+from datetime import UTC, datetime
+from importlib.metadata import version
 from pathlib import Path
 
-BENCHMARKS = [
-    "benchmarks.csv_ingest",
-    "benchmarks.build_document",
-    "benchmarks.audit_document",
-    "benchmarks.blg_decode",
-    "benchmarks.catalog_ingest",
-]
+from benchmarks import page
+
+BENCHMARKS = (
+    "csv_ingest",
+    "blg_decode",
+    "build_document",
+    "audit_document",
+    "catalog_ingest",
+    "scaling",
+)
+LIBRARIES = ("polars", "pyarrow", "pandas", "weasyprint", "duckdb", "distributed", "pypdfium2")
 
 
-def main() -> None:
-    results: dict[str, object] = {
-        "machine": {
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-        },
+def describe_machine() -> dict[str, object]:
+    from esrp_report.ingest import blg, counter_csv
+
+    cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8") if Path("/proc/cpuinfo").exists() else ""
+    model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if "model name" in line), "")
+    pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    compiled = [
+        name
+        for name, built in (
+            ("PDH-CSV parser", counter_csv._pdhcsv is not None),
+            ("BLG cooking", blg.native_engine_built()),
+        )
+        if built
+    ]
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu_model": model or platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "memory_gb": round(pages / 1e9, 1),
+        "platform": platform.platform(),
+        "versions": {"Python": sys.version.split()[0]} | {name: version(name) for name in LIBRARIES},
+        "compiled": ", ".join(compiled) or "none (pure NumPy/PyArrow engines)",
     }
-    for name in BENCHMARKS:
-        module = importlib.import_module(name)
-        print(f"== {name}")
-        results[name] = module.main()
-    out = Path(__file__).with_name("results.json")
+
+
+def main(only: tuple[str, ...] = BENCHMARKS) -> None:
+    out = page.RESULTS
+    results: dict[str, object] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    started = time.perf_counter()
+    machine = describe_machine() | {"load_before": round(os.getloadavg()[0], 2)}
+    for name in only:
+        module = importlib.import_module(f"benchmarks.{name}")
+        print(f"== benchmarks.{name}", flush=True)
+        results[f"benchmarks.{name}"] = module.main()
+    machine |= {"load_after": round(os.getloadavg()[0], 2), "total_s": round(time.perf_counter() - started)}
+    results["machine"] = machine
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out}")
+    page.main()
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    parser.add_argument("--page", action="store_true", help="only rewrite the page from results.json")
+    args = parser.parse_args()
+    if args.page:
+        page.main()
+    else:
+        main(tuple(args.only or BENCHMARKS))
