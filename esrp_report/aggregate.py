@@ -28,6 +28,7 @@ class IoFigures:
     log_writes: float | None
     log_write_latency_ms: float | None
     instances: int
+    log_reads: float | None = None  # the Total I/O table's log replication reads; None where not printed
 
     @property
     def transfers(self) -> float | None:
@@ -58,6 +59,7 @@ def figures_from_table(table: InstanceTable) -> IoFigures:
         log_writes=_sum(col(m.LOG_WRITES)),
         log_write_latency_ms=_mean(col(m.LOG_WRITE_LATENCY)),
         instances=len(table.rows),
+        log_reads=_sum(col(m.LOG_READS)),
     )
 
 
@@ -71,6 +73,7 @@ def combine_servers(figures: list[IoFigures]) -> IoFigures:
         log_writes=_sum([f.log_writes for f in figures]),
         log_write_latency_ms=_mean([f.log_write_latency_ms for f in figures]),
         instances=sum(f.instances for f in figures),
+        log_reads=_sum([f.log_reads for f in figures]),
     )
 
 

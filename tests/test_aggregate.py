@@ -47,6 +47,19 @@ def test_a_missing_cell_makes_the_figure_unknown_not_zero() -> None:
     assert agg.figures_from_table(table).reads is None
 
 
+def test_log_replication_reads_are_summed_per_server_and_across_servers() -> None:
+    total = _table(
+        TableKind.TOTAL, [{m.LOG_READS: 0.25, m.LOG_WRITES: 10.0}, {m.LOG_READS: 0.5, m.LOG_WRITES: 9.0}]
+    )
+    other = _table(TableKind.TOTAL, [{m.LOG_READS: 1.0, m.LOG_WRITES: 8.0}])
+    unprinted = _table(TableKind.TOTAL, [{m.LOG_WRITES: 8.0}])
+    one, two = agg.figures_from_table(total), agg.figures_from_table(other)
+    assert one.log_reads == 0.75
+    assert agg.combine_servers([one, two]).log_reads == 1.75
+    assert agg.figures_from_table(unprinted).log_reads is None
+    assert agg.combine_servers([one, agg.figures_from_table(unprinted)]).log_reads is None
+
+
 def test_both_conventions_and_across_servers() -> None:
     run = Run(TestKind.PERFORMANCE, "S1")
     run.tables[TableKind.TRANSACTIONAL] = _table(

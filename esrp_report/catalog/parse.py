@@ -263,11 +263,11 @@ def _figures(
         if total is not None and total.rows:
             figures = agg.figures_from_table(total)
             out.update(
-                total_reads=figures.reads, total_writes=figures.writes, total_log_writes=figures.log_writes
+                total_reads=figures.reads,
+                total_writes=figures.writes,
+                total_log_reads=figures.log_reads,
+                total_log_writes=figures.log_writes,
             )
-            log_reads = [r.values.get("log_reads_per_sec") for r in total.rows]
-            if all(v is not None for v in log_reads):
-                out["total_log_reads"] = sum(v for v in log_reads if v is not None)
     backup = agg.backup_figures(run)
     if backup is not None:
         out["backup_mb_per_sec"] = backup.mb_per_sec_per_database
