@@ -393,17 +393,23 @@ def write_audit_report(
 ) -> list[Path]:
     """The audit as an HTML and/or PDF report through the document templates."""
     _check_formats(formats)
-    out_dir.mkdir(parents=True, exist_ok=True)
     html = render_audit_html(result, generated=generated or datetime.now(UTC))
-    stem = Path(result.source).stem + "-audit"
+    return _write_report(out_dir, Path(result.source).stem + "-audit", formats, lambda _for_pdf: html)
+
+
+def _write_report(
+    out_dir: Path, stem: str, formats: tuple[str, ...], page: Callable[[bool], str]
+) -> list[Path]:
+    """``stem``.html and/or ``stem``.pdf; ``page(for_pdf)`` renders the page for screen or print."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     if "html" in formats:
         target = out_dir / f"{stem}.html"
-        target.write_text(html, encoding="utf-8")
+        target.write_text(page(False), encoding="utf-8")
         written.append(target)
     if "pdf" in formats:
         target = out_dir / f"{stem}.pdf"
-        target.write_bytes(render_pdf(html, allowed_roots=[TEMPLATES]).pdf)
+        target.write_bytes(render_pdf(page(True), allowed_roots=[TEMPLATES]).pdf)
         written.append(target)
     return written
 
@@ -486,25 +492,32 @@ def compare_paths(
         if not found:
             raise trends.TrendError(f"run {label!r} ({path}): no Performance test report found")
         runs.append((label, found))
-    index: int | None = None
-    if baseline is not None:
-        given = [str(p) for p in paths]
-        resolved = [p.resolve() for p in paths]
-        candidates = [
-            i
-            for i in range(len(paths))
-            if baseline in (given[i], labels[i], paths[i].name) or Path(baseline).resolve() == resolved[i]
-        ]
-        if not candidates and baseline.isdigit() and 1 <= int(baseline) <= len(paths):
-            candidates = [int(baseline) - 1]
-        if not candidates:
-            raise trends.TrendError(
-                f"--baseline {baseline!r} is none of the runs given ({', '.join(given)}); "
-                "name one as given, by its folder name or by its position (1, 2, ...)"
-            )
-        index = candidates[0]
+    given = [str(p) for p in paths]
+
+    def names(i: int, wanted: str) -> bool:
+        return wanted in (given[i], labels[i], paths[i].name) or Path(wanted).resolve() == paths[i].resolve()
+
+    index = _baseline_index(baseline, given, names, "as given, by its folder name")
     table_spec = load_trend_table(published, table) if published is not None else None
     return compare_runs(runs, baseline=index, published=table_spec)
+
+
+def _baseline_index(
+    baseline: str | None, given: Sequence[str], names: Callable[[int, str], bool], how: str
+) -> int | None:
+    """The run ``--baseline`` names: the first run whose ``names(i, baseline)`` is true, else a
+    1-based position; None without a baseline."""
+    if baseline is None:
+        return None
+    for i in range(len(given)):
+        if names(i, baseline):
+            return i
+    if baseline.isdigit() and 1 <= int(baseline) <= len(given):
+        return int(baseline) - 1
+    raise trends.TrendError(
+        f"--baseline {baseline!r} is none of the runs given ({', '.join(given)}); "
+        f"name one {how} or by its position (1, 2, ...)"
+    )
 
 
 def compare_catalog(
@@ -521,17 +534,7 @@ def compare_catalog(
         raise trends.TrendError("nothing to compare: give two or more run ids or designs")
     with Catalog.open(catalog_dir, read_only=True) as catalog:
         runs: list[tuple[str, Run | Sequence[Run]]] = [(ref, load_runs(catalog, ref)) for ref in refs]
-    index: int | None = None
-    if baseline is not None:
-        if baseline in refs:
-            index = list(refs).index(baseline)
-        elif baseline.isdigit() and 1 <= int(baseline) <= len(refs):
-            index = int(baseline) - 1
-        else:
-            raise trends.TrendError(
-                f"--baseline {baseline!r} is none of the runs given ({', '.join(refs)}); "
-                "name one as given or by its position (1, 2, ...)"
-            )
+    index = _baseline_index(baseline, list(refs), lambda i, wanted: refs[i] == wanted, "as given")
     table_spec = load_trend_table(published, table) if published is not None else None
     return compare_runs(runs, baseline=index, published=table_spec)
 
@@ -547,15 +550,8 @@ def write_compare_report(
     """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
     _check_formats(formats)
     when = generated or datetime.now(UTC)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    if "html" in formats:
-        target = out_dir / f"{stem}.html"
-        target.write_text(render_compare_html(comparison, generated=when), encoding="utf-8")
-        written.append(target)
-    if "pdf" in formats:
-        target = out_dir / f"{stem}.pdf"
-        html = render_compare_html(comparison, generated=when, for_pdf=True)
-        target.write_bytes(render_pdf(html, allowed_roots=[TEMPLATES]).pdf)
-        written.append(target)
-    return written
+
+    def page(for_pdf: bool) -> str:
+        return render_compare_html(comparison, generated=when, for_pdf=for_pdf)
+
+    return _write_report(out_dir, stem, formats, page)

@@ -61,6 +61,11 @@ def _error(message: str) -> typer.Exit:
     return typer.Exit(EXIT_UNUSABLE)
 
 
+def _formats(option: str) -> tuple[str, ...]:
+    """``--format html, pdf`` as ("html", "pdf"); the API says which names it takes."""
+    return tuple(name.strip() for name in option.split(",") if name.strip())
+
+
 @app.callback()
 def _main() -> None:
     """esrp-report: verdicts and documents from Jetstress results."""
@@ -115,10 +120,9 @@ def build(
     Exit status: 0 pass, 1 the design fails (unless --allow-fail), 2 unusable input.
     """
     console = _console()
-    chosen = tuple(f.strip() for f in formats.split(",") if f.strip())
     try:
         with console.status("building", spinner="dots") as status:
-            result = api.build(manifest, out, formats=chosen, progress=status.update, jobs=jobs)
+            result = api.build(manifest, out, formats=_formats(formats), progress=status.update, jobs=jobs)
     except EsrpError as exc:
         raise _error(str(exc)) from None
     doc = result.document
@@ -190,13 +194,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     """
     try:
         result = api.audit_document(document, rules_file=rules)
-        written = (
-            api.write_audit_report(
-                result, out, formats=tuple(f.strip() for f in formats.split(",") if f.strip())
-            )
-            if out is not None
-            else []
-        )
+        written = api.write_audit_report(result, out, formats=_formats(formats)) if out is not None else []
     except EsrpError as exc:
         raise _error(str(exc)) from None
     if as_json:
@@ -520,11 +518,7 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
         else:
             comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
         written = (
-            api.write_compare_report(
-                comparison, out, formats=tuple(f.strip() for f in formats.split(",") if f.strip())
-            )
-            if out is not None
-            else []
+            api.write_compare_report(comparison, out, formats=_formats(formats)) if out is not None else []
         )
     except EsrpError as exc:
         raise _error(str(exc)) from None
