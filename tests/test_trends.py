@@ -106,7 +106,7 @@ def test_the_split_adds_up(compared: dict[str, Comparison]) -> None:
             assert parts == pytest.approx(run["total"], abs=1e-9)
             assert run["differential"] > 0 and run["log"] > 0
     reference = compared["table-04"].runs[1]
-    assert round(reference["transactional"]) == 1018  # Table 3
+    assert 1017.5 <= reference["transactional"] < 1018.5  # Table 3 prints 1018
     assert reference["differential"] / reference["total"] == pytest.approx(0.11, abs=0.001)  # §5.1
 
 
