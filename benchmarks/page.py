@@ -41,6 +41,10 @@ def _verdict(met: bool, value: float, limit: float, *, upper: bool = True) -> st
     return f"**missed by {over:.0f} %**"
 
 
+def _servers(count: int) -> str:
+    return f"{count} server" if count == 1 else f"{count} servers"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -57,6 +61,14 @@ def machine(r: Results) -> str:
         ["Python and libraries", ", ".join(f"{k} {v}" for k, v in m["versions"].items())],
         ["compiled parsers", m["compiled"]],
         ["1-minute load average", f"{m['load_before']} before, {m['load_after']} after the run"],
+    ]
+    rows += [
+        [
+            "measured again",
+            f"{', '.join(again['only'])}: {again['date']}, load {again['load_before']} before, "
+            f"{again['load_after']} after",
+        ]
+        for again in r.get("reruns", [])
     ]
     return _table(["", ""], rows)
 
@@ -294,7 +306,7 @@ def audit(r: Results) -> str:
         ["document", "pages", "audit", "extraction", "audit ÷ extraction", "audit per page"],
         [
             [
-                f"{p['servers']} servers, {kind}",
+                f"{_servers(p['servers'])}, {kind}",
                 f"{p['pages']:,}",
                 _s(p["audit"]["median_s"]),
                 _s(p["extraction_s"]),
