@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from esrp_report import convert as counter_convert
-from esrp_report import trends
+from esrp_report import metrics, trends
 from esrp_report.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
 from esrp_report.audit import AuditResult, audit
 from esrp_report.catalog.query import load_runs
@@ -38,6 +38,8 @@ from esrp_report.render.audit_report import render_audit_html
 from esrp_report.render.charts import draw
 from esrp_report.render.html import (
     APPENDIX_TITLE,
+    CHART_POINTS,
+    LATENCY_CHARTS,
     TEMPLATES,
     ChartPlan,
     PrintPart,
@@ -234,7 +236,7 @@ def _build(
     early: dict[str | None, tuple[PrintPart, Future[PartResult]]] = {}
     for server, label in _read_servers(manifest, solution):
         labels[server.name] = label
-        servers.append(assess_server(server, rules))
+        servers.append(_keep_chart_series_only(assess_server(server, rules)))
         if pool is not None and "pdf" in formats:
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
@@ -289,6 +291,20 @@ def _build(
         result.files.insert(0, target)
         progress(f"wrote {target}")
     return result
+
+
+def _keep_chart_series_only(server: ServerAssessment) -> ServerAssessment:
+    """Work out the latency chart series of the server's runs now and release their counter
+    samples: a build then holds one server's samples at a time, not the whole solution's (about
+    33 MB a server with 24-hour stress logs). Logs streamed from their file hold none anyway."""
+    for assessed in server.runs:
+        log = assessed.run.counter_log
+        if log is None or log.streamed:
+            continue
+        for metric, _title, _rule in LATENCY_CHARTS:
+            metrics.instance_series(assessed.run, log, metric, max_points=CHART_POINTS)
+        log.release_samples()
+    return server
 
 
 def _check_formats(formats: tuple[str, ...]) -> None:

@@ -446,10 +446,20 @@ def instance_series(run: Run, log: CounterLog, metric: str, max_points: int = 40
     window = collection_window(run, log)
     if log.streamed:
         return _streamed_series(log, window, selection, max_points)
+    key = (metric, max_points, window)
+    kept = log.chart_series.get(key)
+    if kept is not None:
+        return kept
+    if log.released:
+        raise RuntimeError(
+            f"{log.source}: its counter samples were released after the charts were worked out, "
+            f"and no series of {metric} at {max_points} points was kept"
+        )
     frame = _in_window(log.samples, window).select(selection)
-    if frame.height <= max_points or frame.height < 2:
-        return frame
-    return _buckets(frame, _bucket_width(frame["timestamp"][0], frame["timestamp"][-1], max_points))
+    if frame.height > max_points and frame.height >= 2:
+        frame = _buckets(frame, _bucket_width(frame["timestamp"][0], frame["timestamp"][-1], max_points))
+    log.chart_series[key] = frame
+    return frame
 
 
 def _bucket_width(first: Any, last: Any, max_points: int) -> timedelta:

@@ -295,10 +295,22 @@ class CounterLog:
     # Raw values (timestamp + one Int64 column per counter column) of counters whose type the
     # reader does not cook; their ``samples`` column stays empty. BLG only.
     raw: pl.DataFrame | None = None
+    # Chart series already worked out from the samples (metrics.instance_series), by metric,
+    # points and window; what is left of a log once its samples are released.
+    chart_series: dict[tuple[Any, ...], pl.DataFrame] = field(default_factory=dict, repr=False, compare=False)
+    released: bool = field(default=False, repr=False, compare=False)
 
     @property
     def sample_count(self) -> int:
         return self.samples.height
+
+    def release_samples(self) -> None:
+        """Keep the time stamps and the chart series, let the counter values go: a build holds
+        one server's samples at a time instead of the whole solution's. Asking a released log
+        for anything else is an error (metrics.instance_series says so), never a null."""
+        self.samples = self.samples.select("timestamp")
+        self.raw = None
+        self.released = True
 
     @property
     def streamed(self) -> bool:

@@ -8,14 +8,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
+import pytest
 
-from esrp_report import api
+from esrp_report import api, metrics
+from esrp_report import model as m
 from esrp_report.assess import assess_server, combine
 from esrp_report.document import build_document
+from esrp_report.ingest.counter_csv import read_counter_csv
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.model import Solution
 from esrp_report.render.charts import ChartSpec
-from esrp_report.render.html import PrintPart, chart_plan, iter_print
+from esrp_report.render.html import CHART_POINTS, LATENCY_CHARTS, PrintPart, chart_plan, iter_print
 from esrp_report.rules import load_rules
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -31,7 +34,7 @@ def _early_and_final() -> tuple[list[PrintPart], list[PrintPart]]:
     early = []
     for server, label in api._read_servers(manifest, solution):
         labels[server.name] = label
-        servers.append(assess_server(server, rules))
+        servers.append(api._keep_chart_series_only(assess_server(server, rules)))  # as the build does
         early.append(api._early_appendix(manifest, servers, rules, labels, CLOCK))
     doc = build_document(manifest, combine(solution.name, servers, solution.problems), rules, labels)
     final = list(iter_print(doc, generated=CLOCK, plan=chart_plan(doc)))[1:]
@@ -62,3 +65,24 @@ def test_early_appendices_are_the_final_ones_and_a_changed_one_is_not() -> None:
     other_limit = [ChartSpec(spec.key, spec.kind, (series, title, 25.0)), *piece.charts[1:]]
     assert not api._same_part(early[0], dataclasses.replace(piece, charts=other_limit))
     assert api._same_part(early[0], dataclasses.replace(piece, charts=list(piece.charts)))
+
+
+def test_a_released_log_keeps_its_chart_series_and_refuses_the_rest() -> None:
+    """The build lets each server's counter samples go once its charts are worked out; the
+    series it keeps are the ones a fresh read of the log gives, and anything else is an error."""
+    manifest = read_manifest(SAMPLES / "vmax.toml")
+    server, _label = next(iter(api._read_servers(manifest, Solution("vmax"))))
+    assessed = assess_server(server, load_rules(None))
+    [run] = [a.run for a in assessed.runs if a.run.counter_log is not None]
+    log = run.counter_log
+    assert log is not None
+    fresh = read_counter_csv(Path(log.source))
+    api._keep_chart_series_only(assessed)
+    assert log.released and log.samples.columns == ["timestamp"]
+    assert log.sample_count == fresh.sample_count
+    for metric, _title, _rule in LATENCY_CHARTS:
+        kept = metrics.instance_series(run, log, metric, max_points=CHART_POINTS)
+        assert kept.width > 1
+        assert kept.equals(metrics.instance_series(run, fresh, metric, max_points=CHART_POINTS))
+    with pytest.raises(RuntimeError, match="released"):
+        metrics.instance_series(run, log, m.DB_WRITE_LATENCY, max_points=CHART_POINTS)

@@ -139,7 +139,16 @@ class ChartPlan:
         return [*self.solution, *(spec for specs in self.runs.values() for spec in specs)]
 
 
-def chart_plan(doc: Document, max_points: int = 100) -> ChartPlan:
+# The latency charts of a run with a counter log, and the points of a series: a chart 6.6 inches
+# wide shows no more.
+LATENCY_CHARTS = (
+    (m.DB_READ_LATENCY, "Database read latency per instance", "db-read-latency-avg"),
+    (m.LOG_WRITE_LATENCY, "Log write latency per instance", "log-write-latency-avg"),
+)
+CHART_POINTS = 100
+
+
+def chart_plan(doc: Document, max_points: int = CHART_POINTS) -> ChartPlan:
     """What to draw: achieved vs target and the IOPS split per server, and per run with a counter
     log its latency per instance. The series are thinned to ``max_points`` here (a chart 6.6 inches
     wide shows no more), so a spec is small enough to send to a worker process."""
@@ -173,20 +182,18 @@ def chart_plan(doc: Document, max_points: int = 100) -> ChartPlan:
     return plan
 
 
-def view_charts(doc: Document, view: ServerView, max_points: int = 100) -> dict[str, list[charts.ChartSpec]]:
+def view_charts(
+    doc: Document, view: ServerView, max_points: int = CHART_POINTS
+) -> dict[str, list[charts.ChartSpec]]:
     """The latency charts of one server's runs that have a counter log, by run anchor."""
-    read_limit = _limit(doc, "db-read-latency-avg")
-    log_limit = _limit(doc, "log-write-latency-avg")
     runs: dict[str, list[charts.ChartSpec]] = {}
     for rv in view.runs:
         log = rv.run.counter_log
         if log is None:
             continue
         specs = []
-        for metric, title, limit in (
-            (m.DB_READ_LATENCY, "Database read latency per instance", read_limit),
-            (m.LOG_WRITE_LATENCY, "Log write latency per instance", log_limit),
-        ):
+        for metric, title, rule in LATENCY_CHARTS:
+            limit = _limit(doc, rule)
             series = metrics.instance_series(rv.run, log, metric, max_points=max_points)
             if series.width > 1:
                 specs.append(
