@@ -33,7 +33,9 @@ import statistics
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchmarks import blg_decode, build_document, csv_ingest
 from benchmarks.generate import generate_perfmon_csv
@@ -69,40 +71,45 @@ def csv_file(factor: int) -> Path:
     return path if path.exists() else generate_perfmon_csv(path, hours=24 * factor)
 
 
+def _interleaved_point(
+    factor: int, samples: int, path: Path, cases: dict[str, Callable[[], object]], runs: int
+) -> tuple[dict[str, Any], dict[str, float], float]:
+    """One size of a series: the cases' interleaved runs and their medians, with the file's MB."""
+    load = _load()
+    times = csv_ingest.interleaved(cases, runs)
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    mb = path.stat().st_size / 1e6
+    point = {
+        "factor": factor,
+        "samples": samples,
+        "file_mb": round(mb, 1),
+        "median_s": {name: round(v, 4) for name, v in medians.items()},
+        "runs_s": {name: [round(x, 4) for x in t] for name, t in times.items()},
+        "load_before": load,
+    }
+    return point, medians, mb
+
+
 def csv_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, object]:
     points = []
     for factor in factors:
         path = csv_file(factor)
         samples = read_counter_csv(path).sample_count
-        load = _load()
-        times = csv_ingest.interleaved(
-            {
-                "ours": lambda p=path: read_counter_csv(p),
-                "polars": lambda p=path: csv_ingest.polars_typed(p),
-                "pandas": lambda p=path: csv_ingest.pandas_plain(p),
-            },
-            runs,
-        )
-        medians = {name: statistics.median(t) for name, t in times.items()}
-        mb = path.stat().st_size / 1e6
-        points.append(
-            {
-                "factor": factor,
-                "samples": samples,
-                "file_mb": round(mb, 1),
-                "median_s": {name: round(v, 4) for name, v in medians.items()},
-                "runs_s": {name: [round(x, 4) for x in t] for name, t in times.items()},
-                "ours_over_polars": round(medians["ours"] / medians["polars"], 3),
-                "ours_over_pandas": round(medians["ours"] / medians["pandas"], 3),
-                "ours_mb_per_s": round(mb / medians["ours"], 1),
-                "load_before": load,
-            }
-        )
+        cases: dict[str, Callable[[], object]] = {
+            "ours": lambda p=path: read_counter_csv(p),
+            "polars": lambda p=path: csv_ingest.polars_typed(p),
+            "pandas": lambda p=path: csv_ingest.pandas_plain(p),
+        }
+        point, medians, mb = _interleaved_point(factor, samples, path, cases, runs)
+        point["ours_over_polars"] = round(medians["ours"] / medians["polars"], 3)
+        point["ours_over_pandas"] = round(medians["ours"] / medians["pandas"], 3)
+        point["ours_mb_per_s"] = round(mb / medians["ours"], 1)
+        points.append(point)
         print(
             f"csv {factor}x ({samples} samples, {mb:.0f} MB): ours {medians['ours'] * 1000:.0f} ms, "
             f"Polars {medians['polars'] * 1000:.0f} ms, pandas {medians['pandas'] * 1000:.0f} ms"
         )
-    _growth(points, "factor", lambda p: p["median_s"]["ours"])  # type: ignore[index]
+    _growth(points, "factor", lambda p: p["median_s"]["ours"])
     return {"runs": runs, "points": points}
 
 
@@ -124,30 +131,20 @@ def blg_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, o
     for factor in factors:
         path = blg_decode.log_file(BLG_BASE_SAMPLES * factor)
         samples = blg_decode.decode(path)  # warm-up: the file in the page cache
-        load = _load()
-        times = csv_ingest.interleaved(
-            {"decode": lambda p=path: blg_decode.decode(p), "read": lambda p=path: read_bytes(p)}, runs
-        )
-        medians = {name: statistics.median(t) for name, t in times.items()}
-        mb = path.stat().st_size / 1e6
-        points.append(
-            {
-                "factor": factor,
-                "samples": samples,
-                "file_mb": round(mb, 1),
-                "median_s": {name: round(v, 4) for name, v in medians.items()},
-                "runs_s": {name: [round(x, 4) for x in t] for name, t in times.items()},
-                "decode_mb_per_s": round(mb / medians["decode"], 1),
-                "read_mb_per_s": round(mb / medians["read"], 1),
-                "decode_over_read": round(medians["decode"] / medians["read"], 2),
-                "load_before": load,
-            }
-        )
+        cases: dict[str, Callable[[], object]] = {
+            "decode": lambda p=path: blg_decode.decode(p),
+            "read": lambda p=path: read_bytes(p),
+        }
+        point, medians, mb = _interleaved_point(factor, samples, path, cases, runs)
+        point["decode_mb_per_s"] = round(mb / medians["decode"], 1)
+        point["read_mb_per_s"] = round(mb / medians["read"], 1)
+        point["decode_over_read"] = round(medians["decode"] / medians["read"], 2)
+        points.append(point)
         print(
             f"blg {factor}x ({samples} samples, {mb:.0f} MB): decode {mb / medians['decode']:.0f} MB/s, "
             f"read {mb / medians['read']:.0f} MB/s"
         )
-    _growth(points, "factor", lambda p: p["median_s"]["decode"])  # type: ignore[index]
+    _growth(points, "factor", lambda p: p["median_s"]["decode"])
     return {"runs": runs, "engine": "native" if native_engine_built() else "numpy", "points": points}
 
 
