@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ def _n(value: float, decimals: int = 1) -> str:
 
 
 def _s(seconds: float) -> str:
-    """Seconds as the page prints them: ms under one second, else 2 significant decimals."""
+    """Seconds as the page prints them: ms under one second, else two decimals (one from 100 s)."""
     if seconds < 1:
         return f"{seconds * 1000:,.0f} ms"
     return f"{seconds:,.2f} s" if seconds < 100 else f"{seconds:,.1f} s"
@@ -238,7 +239,7 @@ def build(r: Results) -> str:
             f"`--format {fmt}`",
             _s(f["median_s"]),
             ", ".join(f"{t:.1f}" for t in f["runs_s"]),
-            f"{sorted(f['cpu_s'])[len(f['cpu_s']) // 2]:.1f} s",
+            f"{statistics.median(f['cpu_s']):.1f} s",
             f"{f['peak_rss_mb']:,} MB",
             ", ".join(f"{x:.1f}" for x in f["load_1min_before"]),
         ]

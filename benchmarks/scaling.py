@@ -82,9 +82,9 @@ def _interleaved_point(
     point = {
         "factor": factor,
         "samples": samples,
-        "file_mb": round(mb, 1),
-        "median_s": {name: round(v, 4) for name, v in medians.items()},
-        "runs_s": {name: [round(x, 4) for x in t] for name, t in times.items()},
+        "file_mb": mb,
+        "median_s": medians,
+        "runs_s": times,
         "load_before": load,
     }
     return point, medians, mb
@@ -101,9 +101,9 @@ def csv_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, o
             "pandas": lambda p=path: csv_ingest.pandas_plain(p),
         }
         point, medians, mb = _interleaved_point(factor, samples, path, cases, runs)
-        point["ours_over_polars"] = round(medians["ours"] / medians["polars"], 3)
-        point["ours_over_pandas"] = round(medians["ours"] / medians["pandas"], 3)
-        point["ours_mb_per_s"] = round(mb / medians["ours"], 1)
+        point["ours_over_polars"] = medians["ours"] / medians["polars"]
+        point["ours_over_pandas"] = medians["ours"] / medians["pandas"]
+        point["ours_mb_per_s"] = mb / medians["ours"]
         points.append(point)
         print(
             f"csv {factor}x ({samples} samples, {mb:.0f} MB): ours {medians['ours'] * 1000:.0f} ms, "
@@ -136,9 +136,9 @@ def blg_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, o
             "read": lambda p=path: read_bytes(p),
         }
         point, medians, mb = _interleaved_point(factor, samples, path, cases, runs)
-        point["decode_mb_per_s"] = round(mb / medians["decode"], 1)
-        point["read_mb_per_s"] = round(mb / medians["read"], 1)
-        point["decode_over_read"] = round(medians["decode"] / medians["read"], 2)
+        point["decode_mb_per_s"] = mb / medians["decode"]
+        point["read_mb_per_s"] = mb / medians["read"]
+        point["decode_over_read"] = medians["decode"] / medians["read"]
         points.append(point)
         print(
             f"blg {factor}x ({samples} samples, {mb:.0f} MB): decode {mb / medians['decode']:.0f} MB/s, "
@@ -240,9 +240,9 @@ def _median_run(args: list[str], runs: int, ok: tuple[int, ...] = (0,)) -> dict[
         peaks.append(peak)
         cpus.append(cpu)
     return {
-        "median_s": round(statistics.median(walls), 2),
-        "runs_s": [round(t, 2) for t in walls],
-        "cpu_median_s": round(statistics.median(cpus), 1),
+        "median_s": statistics.median(walls),
+        "runs_s": walls,
+        "cpu_median_s": statistics.median(cpus),
         "peak_rss_mb": round(max(peaks)),
         "load_before": loads,
     }
@@ -260,15 +260,15 @@ def build_point(servers: int, *, stress: bool, runs: int) -> dict[str, object]:
     audit = _median_run([_exe(), "audit", str(pdf), "--json"], runs, ok=(0, 1))
     point = {
         "servers": servers,
-        "counter_logs_mb": round(logs_mb, 1),
+        "counter_logs_mb": logs_mb,
         "check": check,
         "build": build,
-        "build_over_check": round(build["median_s"] / check["median_s"], 2),  # type: ignore[operator]
-        "build_s_per_server": round(build["median_s"] / servers, 3),  # type: ignore[operator]
+        "build_over_check": build["median_s"] / check["median_s"],  # type: ignore[operator]
+        "build_s_per_server": build["median_s"] / servers,  # type: ignore[operator]
         "pages": pages,
         "audit": audit,
-        "extraction_s": round(extraction_s, 3),
-        "audit_over_extraction": round(audit["median_s"] / extraction_s, 1),  # type: ignore[operator]
+        "extraction_s": extraction_s,
+        "audit_over_extraction": audit["median_s"] / extraction_s,  # type: ignore[operator]
     }
     print(
         f"build {'stress24h' if stress else 'performance'} {servers} servers ({logs_mb:.0f} MB of logs): "
@@ -296,10 +296,7 @@ def _growth(points: list[dict[str, object]], size_key: str, seconds: object) -> 
     first = points[0]
     base = seconds(first) / first[size_key]  # type: ignore[operator]
     for point in points:
-        point["cost_per_unit_vs_smallest"] = round(
-            seconds(point) / point[size_key] / base,  # type: ignore[operator]
-            2,
-        )
+        point["cost_per_unit_vs_smallest"] = seconds(point) / point[size_key] / base  # type: ignore[operator]
 
 
 def main(
