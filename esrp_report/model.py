@@ -275,6 +275,25 @@ COUNTERS_SCHEMA: dict[str, pl.DataType] = {
 
 
 @dataclass
+class LogDamage:
+    """What a reader could not keep of a counter log, for the verdicts to take into account.
+
+    ``cells`` counts, per sample column, cells that held something other than a number (the
+    cell is null in ``samples``, the rest of its row kept). ``rows_lost`` counts samples lost
+    whole (a row or record that could not be placed in time). ``lost_maxima`` holds, per
+    column, the largest number read from such lost rows: a value that may hide a failure.
+    """
+
+    cells: dict[str, int] = field(default_factory=dict)
+    rows_lost: int = 0
+    lost_maxima: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.rows_lost or any(self.cells.values()))
+
+
+@dataclass
 class CounterLog:
     """A perfmon counter log, whatever file it came from (CSV, TSV, BLG).
 
@@ -292,6 +311,7 @@ class CounterLog:
     utc_offset_minutes: int | None = None  # local = UTC + offset
     time_zone_name: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    damage: LogDamage = field(default_factory=LogDamage)
     # Raw values (timestamp + one Int64 column per counter column) of counters whose type the
     # reader does not cook; their ``samples`` column stays empty. BLG only.
     raw: pl.DataFrame | None = None
@@ -345,6 +365,7 @@ class StreamedCounterLog(CounterLog):
         utc_offset_minutes: int | None = None,
         time_zone_name: str | None = None,
         problems: list[Problem] | None = None,
+        damage: LogDamage | None = None,
     ) -> None:
         self._reader = reader
         self._count = sample_count
@@ -356,6 +377,7 @@ class StreamedCounterLog(CounterLog):
             utc_offset_minutes=utc_offset_minutes,
             time_zone_name=time_zone_name,
             problems=problems or [],
+            damage=damage or LogDamage(),
         )
 
     def __repr__(self) -> str:

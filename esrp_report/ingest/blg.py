@@ -54,7 +54,7 @@ from esrp_report.counter_types import (
 )
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_csv import describe_counter_log
-from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem
 
 try:
     from esrp_report.ingest import _blgcook  # type: ignore[attr-defined]
@@ -1791,6 +1791,7 @@ def _collect(
         utc_offset_minutes=offset,
         time_zone_name=zone,
         problems=problems,
+        damage=LogDamage(rows_lost=blg.samples_lost),
         raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end, offset) if raw else None,
     )
 

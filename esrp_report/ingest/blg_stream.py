@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from esrp_report.ingest import blg
-from esrp_report.model import CounterLog, StreamedCounterLog
+from esrp_report.model import CounterLog, LogDamage, StreamedCounterLog
 
 STREAM_BYTES = 256 << 20  # .blg files larger than this are streamed (see read_blg_log)
 BATCH_BYTES = 64 << 20  # raw sample records decoded at a time
@@ -59,6 +59,7 @@ def open_blg(path: str | Path, *, batch_bytes: int | None = None) -> StreamedCou
             utc_offset_minutes=log.utc_offset_minutes,
             time_zone_name=blg.zone_name(log.header, log.utc_offset_minutes),
             problems=list(log.problems),
+            damage=LogDamage(rows_lost=log.samples_lost),
         )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import math
 import mmap
 import os
 import re
@@ -34,7 +35,7 @@ import pyarrow.csv as pacsv
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
-from esrp_report.model import COUNTERS_SCHEMA, CounterLog, Problem, StreamedCounterLog
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem, StreamedCounterLog
 
 try:
     from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]
@@ -121,13 +122,18 @@ class _Header:
 
 @dataclass
 class _Damage:
-    """Rows dropped for one reason."""
+    """Rows dropped for one reason, or (kind "number") cells left empty in rows that are kept."""
 
     message: str
     lines: list[int]  # physical 1-based line numbers, when known
-    count: int
+    count: int  # rows dropped; for kind "number", cells left empty
     kind: str = ""  # damage of one kind from several stretches of a file merges (_merged)
     facts: tuple[Any, ...] = ()  # what the message names besides the count
+    cells: dict[int, int] = field(default_factory=dict)  # kind "number": file column -> cells
+
+    @property
+    def drops_rows(self) -> bool:
+        return self.kind != "number"
 
 
 @dataclass
@@ -156,8 +162,9 @@ def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
             samples = _native_samples(body, header, columns, damage)
         else:
             samples = _samples_frame(_arrow_rows(body, source, header, columns, damage), header, body, damage)
+        lost_maxima = _lost_maxima(body, header, columns, damage)
     if samples.height == 0:
-        lost = sum(d.count for d in damage)
+        lost = sum(d.count for d in damage if d.drops_rows)
         raise CounterLogError(
             source,
             "no readable samples" + (f" ({lost} damaged row(s) dropped)" if lost else ""),
@@ -172,6 +179,7 @@ def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
         utc_offset_minutes=-header.bias if header.bias is not None else None,
         time_zone_name=header.zone,
         problems=header.problems + path_problems + decode_problems + _damage_problems(source, damage),
+        damage=log_damage(columns, damage, lost_maxima),
     )
 
 
@@ -218,6 +226,7 @@ class CounterCsvStream:
             self._open()
         self.samples_read = 0
         self.problems: list[Problem] = []
+        self.damage = LogDamage()
 
     def _open(self) -> None:
         with self.source.open("rb") as handle:
@@ -254,6 +263,7 @@ class CounterCsvStream:
     def _pass(self) -> Iterator[pl.DataFrame]:
         header, fields = self.header, len(self.columns) + 1
         damage: list[_Damage] = []
+        lost_maxima: dict[str, float] = {}
         samples = 0
         with _utf8_copy(self.source, self.encoding) as (utf8, decode_problems), utf8.open("rb") as handle:
             handle.seek(header.length)
@@ -273,11 +283,14 @@ class CounterCsvStream:
                     samples += frame.height
                 else:
                     frame = None
+                for name, value in _lost_maxima(body, header, self.columns, found).items():
+                    lost_maxima[name] = max(value, lost_maxima.get(name, value))
                 damage.extend(found)
                 del body, view
                 if frame is not None and frame.height:
                     yield frame
         self.samples_read = samples
+        self.damage = log_damage(self.columns, damage, lost_maxima)
         self.problems = (
             header.problems
             + self.path_problems
@@ -319,6 +332,7 @@ def open_counter_csv(
         utc_offset_minutes=stream.utc_offset_minutes,
         time_zone_name=stream.header.zone,
         problems=list(stream.problems),
+        damage=stream.damage,
     )
 
 
@@ -627,7 +641,7 @@ class _Lines:
 
     def remaining(self, dropped: list[_Damage]) -> np.ndarray[Any, np.dtype[np.int64]]:
         """Lines of the rows still kept after ``dropped``, in order."""
-        gone = [line for item in dropped for line in item.lines]
+        gone = [line for item in dropped if item.drops_rows for line in item.lines]
         return np.asarray(self.row_lines[~np.isin(self.row_lines, gone)], dtype=np.int64)
 
 
@@ -662,14 +676,21 @@ def _broken_quotes(lines: list[int]) -> _Damage:
     )
 
 
-def _not_a_number(count: int, value: str, column: int, lines: list[int]) -> _Damage:
+def _not_a_number(value: str, column: int, lines: list[int], cells: dict[int, int]) -> _Damage:
+    """Cells that are not numbers (text, ``inf``, ``nan``): each is left empty and counted as
+    damage of its own column; the other cells of the row are sound and kept."""
+    count = sum(cells.values())
+    columns = ", ".join(str(c) for c in sorted(cells)[:_LISTED_LINES])
+    if len(cells) > _LISTED_LINES:
+        columns += f" and {len(cells) - _LISTED_LINES} more"
     return _Damage(
-        f"{count} row(s) with a cell that is not a number (first: {value.strip()!r} in column {column}); "
-        "rows dropped",
+        f"{count} cell(s) that are not numbers in {len(lines)} row(s) (first: {value.strip()!r} in "
+        f"column {column}; columns {columns}); those cells left empty, the rest of their rows kept",
         lines,
         count,
         "number",
         (value, column),
+        cells,
     )
 
 
@@ -704,7 +725,11 @@ def _merged(damage: list[_Damage]) -> list[_Damage]:
             message = _field_count_message(count, first.kind, "/".join(map(str, fields)), expected)
             merged.append(_Damage(message, lines, count, first.kind, (frozenset(fields), expected)))
         elif first.kind == "number":
-            merged.append(_not_a_number(count, first.facts[0], first.facts[1], lines))
+            cells: dict[int, int] = {}
+            for item in items:
+                for column, n in item.cells.items():
+                    cells[column] = cells.get(column, 0) + n
+            merged.append(_not_a_number(first.facts[0], first.facts[1], lines, cells))
         elif first.kind == "stamp":
             merged.append(_unreadable_stamp(count, first.facts[0], lines))
         elif first.kind == "quotes":
@@ -758,8 +783,10 @@ def _native_samples(body: _Body, header: _Header, columns: list[str], damage: li
         lines=np.frombuffer(lines_b, dtype=np.int64),
     )
     stamps = rows.stamps
-    keep = (rows.status == 0) & (rows.bad == 0) & (stamps != _NO_STAMP)
-    if not keep.all():
+    # A cell that is not a number is NaN here, as a missing one: it becomes an empty cell and
+    # the row is kept (its other cells are sound); _native_damage counts it per column.
+    keep = (rows.status == 0) & (stamps != _NO_STAMP)
+    if not keep.all() or rows.bad.any():
         damage.extend(_native_damage(body, header, rows))
     values = np.frombuffer(values_b, dtype=np.float64).reshape(len(columns), len(stamps))
     everything = bool(keep.all())
@@ -785,14 +812,15 @@ def _native_damage(body: _Body, header: _Header, rows: _Verdicts) -> list[_Damag
     broken = row_lines[status == 3].tolist()
     if broken:
         damage.append(_broken_quotes(broken))
-    numbers_bad = np.flatnonzero((status == 0) & (bad > 0))
+    numbers_bad = np.flatnonzero((status == 0) & (bad > 0) & (stamps != _NO_STAMP))
     if len(numbers_bad):
         row = int(numbers_bad[0])
         column = int(first_bad[row])
         cells = lines.cells(int(row_lines[row]), header.separator)
         value = cells[column - 1] if column - 1 < len(cells) else ""
-        damage.append(_not_a_number(len(numbers_bad), value, column, row_lines[numbers_bad].tolist()))
-    stamp_bad = np.flatnonzero((status == 0) & (bad == 0) & (stamps == _NO_STAMP))
+        bad_lines = row_lines[numbers_bad].tolist()
+        damage.append(_not_a_number(value, column, bad_lines, _bad_cells(lines, bad_lines, header)))
+    stamp_bad = np.flatnonzero((status == 0) & (stamps == _NO_STAMP))
     if len(stamp_bad):
         first = lines.cells(int(row_lines[stamp_bad[0]]), header.separator)
         first_text = first[0] if first else ""
@@ -813,6 +841,8 @@ def _arrow_rows(
     reader = _ArrowReader(pa.py_buffer(body.data[body.start : body.end]), source, header.separator, columns)
     try:
         table = reader.read(pa.float64())
+        if _has_non_finite(table):
+            raise _NotANumber  # PyArrow reads "inf" and "nan"; no sample can be either
     except _NotANumber:
         # A cell that is not a number: read the cells as text and keep the rows that all convert.
         text_table = reader.read(pa.string())
@@ -824,6 +854,14 @@ def _arrow_rows(
     if reader.ragged:
         damage.extend(_ragged_damage(body, reader.ragged, len(columns) + 1))
     return table
+
+
+def _has_non_finite(table: pa.Table) -> bool:
+    frame = pl.from_arrow(table.drop_columns(["timestamp"]), rechunk=False)
+    assert isinstance(frame, pl.DataFrame)
+    if frame.width == 0:
+        return False
+    return bool(frame.select(pl.any_horizontal(~pl.all().is_finite()).any()).item())
 
 
 class _ArrowReader:
@@ -891,17 +929,90 @@ def _convert_leniently(
     cast = frame.select(
         pl.col("timestamp"), *[pl.col(c).str.strip_chars().cast(pl.Float64, strict=False) for c in values]
     )
+    # Not finite counts as not a number, as in the compiled engine: no sample can be infinite.
+    cast = cast.with_columns(pl.when(pl.col(c).is_finite()).then(pl.col(c)).alias(c) for c in values)
     failed = frame.select([(pl.col(c).is_not_null() & cast.get_column(c).is_null()).alias(c) for c in values])
     bad = failed.select(pl.any_horizontal(pl.all())).to_series()
     if not bad.any():
         return cast.to_arrow(), None
-    first_row = int(bad.arg_max() or 0)
+    stamped = frame.get_column("timestamp").str.strip_chars().str.strptime(
+        pl.Datetime("us"), TIMESTAMP_FORMAT, strict=False
+    )
+    counted = bad & stamped.is_not_null()  # a row without a time stamp is lost whole instead
+    if not counted.any():
+        return cast.to_arrow(), None
+    first_row = int(counted.arg_max() or 0)
     position = failed.row(first_row).index(True)
     value = frame.get_column(values[position])[first_row]
-    mask = bad.to_numpy()
+    mask = counted.to_numpy()
     lines = row_lines[mask].tolist() if len(row_lines) == len(mask) else []
-    damage = _not_a_number(int(mask.sum()), str(value), position + 2, lines)
-    return cast.filter(~bad).to_arrow(), damage
+    per_column = failed.filter(counted).sum().row(0)
+    cells = {index + 2: int(n) for index, n in enumerate(per_column) if n}
+    # The cells stay empty (null) and the rows are kept.
+    return cast.to_arrow(), _not_a_number(str(value), position + 2, lines, cells)
+
+
+_CELL_RECHECK_ROWS = 10_000  # damaged rows re-read to find which of their cells were not numbers
+
+
+def _bad_cells(lines: _Lines, bad_lines: list[int], header: _Header) -> dict[int, int]:
+    """File column (1-based) -> cells that are not finite numbers, in the rows at ``bad_lines``.
+    Past ``_CELL_RECHECK_ROWS`` rows every sample column of the rest is counted: damage is never
+    under-reported to save time."""
+    cells: dict[int, int] = {}
+    for line in bad_lines[:_CELL_RECHECK_ROWS]:
+        for index, text in enumerate(lines.cells(line, header.separator)[1:], start=2):
+            if not _finite_or_blank(text):
+                cells[index] = cells.get(index, 0) + 1
+    rest = len(bad_lines) - _CELL_RECHECK_ROWS
+    if rest > 0:
+        for index in range(2, len(header.paths) + 2):
+            cells[index] = cells.get(index, 0) + rest
+    return cells
+
+
+def _finite_or_blank(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped:
+        return True
+    try:
+        return math.isfinite(float(stripped))
+    except ValueError:
+        return False
+
+
+def log_damage(columns: list[str], damage: list[_Damage], lost_maxima: dict[str, float]) -> LogDamage:
+    """What the verdicts need of the damage: empty cells per sample column, samples lost whole."""
+    cells: dict[str, int] = {}
+    for item in damage:
+        for column, n in item.cells.items():
+            if 2 <= column < len(columns) + 2:
+                name = columns[column - 2]
+                cells[name] = cells.get(name, 0) + n
+    rows = sum(item.count for item in damage if item.drops_rows)
+    return LogDamage(cells=cells, rows_lost=rows, lost_maxima=dict(lost_maxima))
+
+
+def _lost_maxima(body: _Body, header: _Header, columns: list[str], damage: list[_Damage]) -> dict[str, float]:
+    """Per column, the largest number read from rows dropped whole whose cells still line up
+    (a time stamp that is unreadable, a row cut short): a value that may hide a failure."""
+    found: dict[str, float] = {}
+    lines = [line for item in damage if item.kind in ("stamp", "cut", "too few") for line in item.lines]
+    for line in lines[:_CELL_RECHECK_ROWS]:
+        try:
+            cells = body.lines.cells(line, header.separator)
+        except IndexError:
+            continue  # the cut last line lies past the body
+        usable = cells[1:-1] if len(cells) < len(columns) + 1 else cells[1:]  # a cut cell is partial
+        for name, text in zip(columns, usable, strict=False):
+            stripped = text.strip()
+            try:
+                value = float(stripped) if stripped else math.nan
+            except ValueError:
+                continue
+            if math.isfinite(value) and value > found.get(name, -math.inf):
+                found[name] = value
+    return found
 
 
 def _samples_frame(table: pa.Table, header: _Header, body: _Body, damage: list[_Damage]) -> pl.DataFrame:
