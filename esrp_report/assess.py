@@ -104,6 +104,10 @@ def assess_run(
         evidence.counter_maxima = counter.maxima
         evidence.counter_host = counter.host
         evidence.counter_source = run.counter_log.source
+        evidence.counter_damaged = counter.damaged
+        evidence.counter_host_damaged = counter.host_damaged
+        evidence.counter_lost_maxima = counter.lost_maxima
+        evidence.counter_caveats = counter.caveats()
         problems.extend(counter.problems)
         if run.tables:
             report_source = run.sources[0] if run.sources else "report"

@@ -23,9 +23,15 @@ from esrp_report.errors import EsrpError
 from esrp_report.model import PLACEHOLDER
 from esrp_report.render import payload, sizing_view, trends_report
 from esrp_report.render.numbers import fmt_number
-from esrp_report.rules import RuleResult, Status
+from esrp_report.rules import RuleResult, Status, verdict_reason
 
-EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE = 0, 1, 2
+EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
+VERDICT_EXIT = {
+    Status.PASS: EXIT_PASS,
+    Status.FAIL: EXIT_FAIL,
+    Status.NOT_EVALUATED: EXIT_UNUSABLE,
+    Status.INCOMPLETE: EXIT_INCOMPLETE,
+}
 
 app = typer.Typer(
     add_completion=False,
@@ -49,7 +55,12 @@ TargetOption = Annotated[
     typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report)."),
 ]
 
-STATUS_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.NOT_EVALUATED: "yellow"}
+STATUS_STYLE = {
+    Status.PASS: "green",
+    Status.FAIL: "bold red",
+    Status.INCOMPLETE: "bold yellow",
+    Status.NOT_EVALUATED: "yellow",
+}
 
 
 def _console() -> Console:
@@ -86,7 +97,8 @@ def check(
 ) -> None:
     """Judge Jetstress results per instance, server and solution.
 
-    Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated).
+    Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated),
+    3 incomplete (nothing failed, but a rule was not evaluated or passed only on damaged data).
     """
     try:
         assessment = api.check(paths, rules_file=rules, target_iops=target_iops)
@@ -96,10 +108,7 @@ def check(
         typer.echo(json.dumps(payload.check_payload(assessment), indent=2))
     else:
         _print_check(assessment)
-    status = assessment.status
-    raise typer.Exit(
-        EXIT_FAIL if status is Status.FAIL else EXIT_PASS if status is Status.PASS else EXIT_UNUSABLE
-    )
+    raise typer.Exit(VERDICT_EXIT[assessment.status])
 
 
 @app.command()
@@ -117,7 +126,8 @@ def build(
 ) -> None:
     """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
 
-    Exit status: 0 pass, 1 the design fails (unless --allow-fail), 2 unusable input.
+    Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
+    damaged data), 2 unusable input; --allow-fail gives 0 for a draft of a failing or incomplete one.
     """
     console = _console()
     try:
@@ -152,8 +162,8 @@ def build(
     )
     for file in result.files:
         console.print(f"  wrote {file}")
-    if doc.verdict is Status.FAIL and not allow_fail:
-        raise typer.Exit(EXIT_FAIL)
+    if doc.verdict is not Status.PASS and not allow_fail:
+        raise typer.Exit(VERDICT_EXIT[doc.verdict])
 
 
 @app.command()
@@ -669,6 +679,9 @@ def _print_check(a: SolutionAssessment) -> None:
             )
     style = STATUS_STYLE[a.status]
     console.print(f"Solution [bold]{a.name}[/]: [{style}]{a.status.value.upper()}[/]", markup=True)
+    if a.status is Status.INCOMPLETE:
+        console.print(f"  {verdict_reason(a.results)}")
+
 
 
 def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
@@ -677,8 +690,11 @@ def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
     failed = [r for r in results if r.status is Status.FAIL]
     passed = [r for r in results if r.status is Status.PASS]
     unevaluated = [r for r in results if r.status is Status.NOT_EVALUATED]
+    incomplete = [r for r in results if r.status is Status.INCOMPLETE]
     for r in failed:
         rows.append(_result_cells(r, r.instance or "server", "[bold red]FAIL[/]"))
+    for r in incomplete:
+        rows.append(_result_cells(r, r.instance or "server", f"[bold yellow]incomplete[/]: {r.caveat}"))
     if passed:
         worst = min(passed, key=lambda r: r.margin if r.margin is not None else float("inf"))
         label = (

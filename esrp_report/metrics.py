@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -38,6 +38,10 @@ class CounterMap:
     instance_counters: dict[str, str]
     volume_counters: dict[str, tuple[str, float]]
     host_counters: dict[str, tuple[str, str, str]]
+    ranges: dict[str, tuple[float | None, float | None]]  # folded counter name (or "default")
+
+    def bounds(self, counter: str) -> tuple[float | None, float | None]:
+        return self.ranges.get(_fold(counter), self.ranges["default"])
 
 
 def _fold(text: str) -> str:
@@ -54,7 +58,28 @@ def counter_map() -> CounterMap:
         instance_counters={_fold(k): v for k, v in raw["instance_counters"].items()},
         volume_counters={_fold(k): (v["key"], float(v["scale"])) for k, v in raw["volume_counters"].items()},
         host_counters={k: (v[0], v[1], v[2]) for k, v in raw["host_counters"].items()},
+        ranges={_fold(k): (v.get("min"), v.get("max")) for k, v in raw["physical_range"].items()},
     )
+
+
+def _inside(expr: pl.Expr, bounds: tuple[float | None, float | None]) -> pl.Expr:
+    """True where a sample can exist: finite and inside the counter's physical range."""
+    low, high = bounds
+    condition = expr.is_finite()
+    if low is not None:
+        condition = condition & (expr >= low)
+    if high is not None:
+        condition = condition & (expr <= high)
+    return condition
+
+
+def _valid(expr: pl.Expr, bounds: tuple[float | None, float | None]) -> pl.Expr:
+    """The sample where it can exist, else null: damage never enters a mean or a maximum."""
+    return pl.when(_inside(expr, bounds)).then(expr)
+
+
+def _out_of_range(expr: pl.Expr, bounds: tuple[float | None, float | None]) -> pl.Expr:
+    return expr.is_not_null() & ~_inside(expr, bounds)
 
 
 @dataclass(frozen=True)
@@ -76,6 +101,23 @@ class CounterMetrics:
     host: list[HostCounter] = field(default_factory=list)
     volumes: dict[str, dict[str, float]] = field(default_factory=dict)  # LogicalDisk instance -> means
     problems: list[Problem] = field(default_factory=list)
+    # Damage the verdicts must know of. instance -> metric -> samples in the window that were
+    # outside the counter's physical range, not numbers, or missing after the log's first row;
+    # host counter label -> the same; the largest values read from samples lost whole.
+    damaged: dict[str, dict[str, int]] = field(default_factory=dict)
+    host_damaged: dict[str, int] = field(default_factory=dict)
+    lost_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
+    samples_lost: int = 0  # samples of the log lost whole (placement in time unknown)
+    backward_stamps: int = 0  # samples stamped earlier than the one before them
+
+    def caveats(self) -> list[str]:
+        """Run-wide reasons why any figure from this log may hide a failure."""
+        found = []
+        if self.samples_lost:
+            found.append(f"{self.samples_lost} sample(s) of the counter log were lost whole")
+        if self.backward_stamps:
+            found.append(f"{self.backward_stamps} time stamp(s) of the counter log run backwards")
+        return found
 
 
 def _to_utc(local: datetime, offset_minutes: int | None) -> datetime:
@@ -114,10 +156,54 @@ def _in_window(frame: pl.DataFrame, window: Window) -> pl.DataFrame:
     return frame
 
 
-def _window_batches(log: CounterLog, window: Window) -> Iterator[pl.DataFrame]:
+@dataclass
+class _Tally:
+    """Counts over every sample of a log, fed batch by batch: time stamps that run backwards,
+    and (inside the window) samples per column that are out of range or missing."""
+
+    checks: dict[str, pl.Expr]
+    counts: dict[str, int] = field(default_factory=dict)
+    backward: int = 0
+    first_backward: Any = None
+    last_stamp: Any = None
+    first_row: dict[str, Any] | None = None
+
+    def see(self, batch: pl.DataFrame) -> None:
+        """A batch of the whole log, before the window is applied."""
+        if batch.height == 0:
+            return
+        if self.first_row is None:
+            self.first_row = batch.head(1).row(0, named=True)
+        stamps = batch.get_column("timestamp")
+        steps = stamps.diff()
+        backward = steps < timedelta(0)
+        if self.last_stamp is not None and stamps[0] < self.last_stamp:
+            backward[0] = True
+        if backward.any():
+            self.backward += int(backward.sum())
+            if self.first_backward is None:
+                self.first_backward = stamps.filter(backward)[0]
+        self.last_stamp = stamps[-1]
+
+    def add(self, inside: pl.DataFrame) -> None:
+        """A batch of the window."""
+        if not self.checks or inside.height == 0:
+            return
+        row = inside.select(expr.cast(pl.Int64).sum().alias(name) for name, expr in self.checks.items()).row(
+            0, named=True
+        )
+        for name, value in row.items():
+            self.counts[name] = self.counts.get(name, 0) + int(value or 0)
+
+
+def _window_batches(log: CounterLog, window: Window, tally: _Tally | None = None) -> Iterator[pl.DataFrame]:
     """The samples inside the window, a batch at a time (one batch for a log held whole)."""
     for batch in log.sample_batches():
+        if tally is not None:
+            tally.see(batch)
         inside = _in_window(batch, window)
+        if tally is not None:
+            tally.add(inside)
         if inside.height:
             yield inside
 
@@ -265,19 +351,27 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     window = collection_window(run, log)
     columns = _instance_columns(log)
     wanted = sorted({col for per in columns.values() for col in per.values()})
+    cmap = counter_map()
+    sample_bounds = cmap.ranges["default"]  # instance counters: latencies, rates, sizes
     host = _host_expressions(log)
     volumes = _volume_expressions(log)
-    reads = _transactional_expressions(columns)
-    expressions = {f"col|{c}": pl.col(c) for c in wanted}
-    expressions |= {f"host|{label}": e for label, e in host.items()}
-    expressions |= {f"vol|{key}": e for key, e in volumes.items()}
+    reads = _transactional_expressions(columns, lambda c: _valid(pl.col(c), sample_bounds))
+    host_bounds = {label: cmap.bounds(cmap.host_counters[label][1]) for label in host}
+    expressions = {f"col|{c}": _valid(pl.col(c), sample_bounds) for c in wanted}
+    expressions |= {f"host|{label}": _valid(e, host_bounds[label]) for label, e in host.items()}
+    expressions |= {f"vol|{key}": _valid(e, sample_bounds) for key, e in volumes.items()}
     expressions |= reads
-    # One pass over the window (the samples held, or read again from the file batch by batch).
+    checks = {f"out|{c}": _out_of_range(pl.col(c), sample_bounds) for c in wanted}
+    checks |= {f"miss|{c}": pl.col(c).is_null() for c in wanted}
+    checks |= {f"out|host|{label}": _out_of_range(e, host_bounds[label]) for label, e in host.items()}
+    # One pass over the log (the samples held, or read again from the file batch by batch).
     reduced = Reduction(expressions)
-    for batch in _window_batches(log, window):
+    tally = _Tally(checks)
+    for batch in _window_batches(log, window, tally):
         reduced.add(batch)
 
     result = CounterMetrics(window=window, samples_in_window=reduced.rows)
+    _account_for_damage(result, log, window, columns, tally)
     if window.origin == "whole log":
         result.problems.append(
             Problem(
@@ -349,25 +443,112 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     return result
 
 
-def _transactional_expressions(columns: dict[str, dict[str, str]]) -> dict[str, pl.Expr]:
-    """Per-sample transactional reads (total less maintenance) and their bytes per read."""
+def _transactional_expressions(
+    columns: dict[str, dict[str, str]], sample: Callable[[str], pl.Expr]
+) -> dict[str, pl.Expr]:
+    """Per-sample transactional reads (total less maintenance) and their bytes per read;
+    ``sample`` gives a column's valid samples (damage left out)."""
     exprs: dict[str, pl.Expr] = {}
     for name, per in columns.items():
         if m.DB_READS not in per:
             continue
-        total_reads = pl.col(per[m.DB_READS])
-        bdm_reads = pl.col(per[m.BDM_READS]) if m.BDM_READS in per else pl.lit(0.0)
+        total_reads = sample(per[m.DB_READS])
+        bdm_reads = sample(per[m.BDM_READS]) if m.BDM_READS in per else pl.lit(0.0)
         trans_reads = total_reads - bdm_reads
         exprs[f"reads|{name}"] = trans_reads
         if m.DB_READ_BYTES in per:
             bdm_bytes = (
-                pl.col(per[m.BDM_READS]) * pl.col(per[m.BDM_READ_BYTES])
+                sample(per[m.BDM_READS]) * sample(per[m.BDM_READ_BYTES])
                 if m.BDM_READS in per and m.BDM_READ_BYTES in per
                 else pl.lit(0.0)
             )
-            per_sample = (total_reads * pl.col(per[m.DB_READ_BYTES]) - bdm_bytes) / trans_reads
+            per_sample = (total_reads * sample(per[m.DB_READ_BYTES]) - bdm_bytes) / trans_reads
             exprs[f"bytes|{name}"] = pl.when(trans_reads > 0).then(per_sample)
     return exprs
+
+
+def _account_for_damage(
+    result: CounterMetrics,
+    log: CounterLog,
+    window: Window,
+    columns: dict[str, dict[str, str]],
+    tally: _Tally,
+) -> None:
+    """Per instance and metric, the samples of the window that are damage: outside the
+    counter's physical range, not numbers (the reader left them empty), or missing. The log's
+    first row is exempt when every instance counter is empty there: averages and rates need a
+    sample before them, so Windows writes none. Problems say what was found and where."""
+    counts = tally.counts
+    first = tally.first_row
+    wanted = [col for per in columns.values() for col in per.values()]
+    first_is_blank = (
+        first is not None
+        and all(first.get(col) is None for col in wanted)
+        and (window.start is None or first["timestamp"] >= window.start)
+        and (window.end is None or first["timestamp"] <= window.end)
+    )
+    out_total = missing_total = unreadable_total = 0
+    example = ""
+    for name, per in columns.items():
+        for metric, col in per.items():
+            out = counts.get(f"out|{col}", 0)
+            unreadable = log.damage.cells.get(col, 0)
+            missing = counts.get(f"miss|{col}", 0) - (1 if first_is_blank else 0) - unreadable
+            missing = max(missing, 0)
+            if out and not example:
+                example = f"{name} {metric}"
+            out_total += out
+            missing_total += missing
+            unreadable_total += unreadable
+            if out + missing + unreadable:
+                result.damaged.setdefault(name, {})[metric] = out + missing + unreadable
+            lost = log.damage.lost_maxima.get(col)
+            if lost is not None:
+                result.lost_maxima.setdefault(name, {})[metric] = lost
+    for label in _host_expressions(log):
+        out = counts.get(f"out|host|{label}", 0)
+        if out:
+            result.host_damaged[label] = out
+            result.problems.append(
+                Problem(
+                    log.source,
+                    f"{out} sample(s) of {label} outside the counter's physical range: damage, left out",
+                    severity="error",
+                    lost=out,
+                )
+            )
+    if out_total:
+        result.problems.append(
+            Problem(
+                log.source,
+                f"{out_total} instance counter sample(s) in the collection window are outside their "
+                f"physical range (negative, or not finite; first: {example}): damage, left out of "
+                "every figure",
+                severity="error",
+                lost=out_total,
+            )
+        )
+    if missing_total:
+        result.problems.append(
+            Problem(
+                log.source,
+                f"{missing_total} instance counter sample(s) in the collection window are missing "
+                "(empty cells after the log's first row): the figures rest on the samples present",
+                severity="error",
+                lost=missing_total,
+            )
+        )
+    result.samples_lost = log.damage.rows_lost
+    result.backward_stamps = tally.backward
+    if tally.backward:
+        result.problems.append(
+            Problem(
+                log.source,
+                f"{tally.backward} time stamp(s) earlier than the sample before them (first: "
+                f"{tally.first_backward}); the collection window may hold the wrong samples",
+                severity="error",
+            )
+        )
 
 
 def _transactional_reads(

@@ -227,6 +227,18 @@ def main() -> None:
             )
             (folder / f"{stem}.xml").write_bytes(write_result_xml(run))
             (folder / "JetstressConfig.xml").write_bytes(write_config_xml(email5_config(run)))
+        if run.machine == "EMAIL5" and run.kind is TestKind.STRESS:
+            # The maxima rules need the samples; every 5 minutes over the 24 hours keeps the
+            # sample small (perfmon's own default is 15 s).
+            log = synthesize(run, interval_s=300.0, warmup_samples=3)
+            write_pdh_csv(
+                folder / f"{stem}.csv",
+                log.paths,
+                log.timestamps,
+                log.values,
+                time_zone_name="Eastern Standard Time",
+                bias_minutes=300,
+            )
         print(f"wrote {folder.name}/{stem}")
 
 

@@ -182,6 +182,17 @@ def main() -> None:
                 (folder / f"{stem}.xml").write_bytes(write_result_xml(run))
                 (folder / "JetstressConfig.xml").write_bytes(write_config_xml(email5_config(run)))
             if kind == "Stress":
+                # Jetstress logs every test; the maxima rules need the samples. Every 5 minutes
+                # over the 24 hours keeps the sample small (perfmon's own default is 15 s).
+                log = synthesize(run, interval_s=300.0, warmup_samples=3)
+                write_pdh_csv(
+                    folder / f"{stem}.csv",
+                    log.paths,
+                    log.timestamps,
+                    log.values,
+                    time_zone_name="Eastern Standard Time",
+                    bias_minutes=300,
+                )
                 event_logs(folder, machine, data)
         print(f"wrote vmax/{machine}")
 

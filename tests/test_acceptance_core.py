@@ -73,7 +73,10 @@ def test_001_netapp_figures_at_printed_precision(samples: Path) -> None:
     assert fmt_number(server.recovery.seconds_per_log, 3) == "3.599"
     checksum = [r for run in server.runs for r in run.results if r.rule_id == "checksum-bad-pages"]
     assert [(r.status, r.value) for r in checksum] == [(Status.PASS, 0.0)]
-    assert assessment.status is Status.PASS
+    # NetApp published its reports without counter logs: the maxima cannot be checked.
+    assert assessment.status is Status.INCOMPLETE
+    unevaluated = {r.rule_id for r in assessment.results if r.status is Status.NOT_EVALUATED}
+    assert unevaluated == {"db-read-latency-max", "log-write-latency-max"}
 
 
 def test_report_and_its_counter_log_agree_and_maxima_come_from_samples(samples: Path) -> None:
@@ -117,7 +120,7 @@ def test_counter_log_alone_with_its_test_log_gives_the_same_figures_and_verdicts
     common = (set(verdicts) & set(report_verdicts)) - {("reported-result", None)}
     assert {verdicts[k] for k in common} == {report_verdicts[k] for k in common} == {Status.PASS}
     assert verdicts[("db-read-latency-avg", "Instance2756.1")] is Status.PASS
-    assert from_log.status is Status.PASS
+    assert from_log.status is Status.INCOMPLETE  # Jetstress's own verdict is in the report only
 
 
 def test_counter_log_alone_without_a_window_says_so(samples: Path, tmp_path: Path) -> None:
@@ -168,4 +171,5 @@ def test_one_instance_at_20_4_ms_fails_instance_server_and_solution(samples: Pat
     (server,) = payload["servers"]
     assert server["status"] == "fail"
     instances = {i["name"]: i["status"] for i in server["runs"][0]["instances"]}
-    assert instances["Instance2756.7"] == "fail" and instances["Instance2756.6"] == "pass"
+    # The report alone: the maxima are not evaluated, so the others are incomplete, not pass.
+    assert instances["Instance2756.7"] == "fail" and instances["Instance2756.6"] == "incomplete"

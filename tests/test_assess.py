@@ -47,10 +47,11 @@ def test_one_slow_instance_fails_instance_server_and_solution_only_there() -> No
     result = assess(solution, load_rules())
     assert result.status is Status.FAIL
     mbx1, mbx2 = result.servers
-    assert mbx1.status is Status.FAIL and mbx2.status is Status.PASS
+    # Reports alone: the maxima need counter logs, so what did not fail is incomplete, not PASS.
+    assert mbx1.status is Status.FAIL and mbx2.status is Status.INCOMPLETE
     run = mbx1.runs[0]
     assert run.instance_status("Instance9.2") is Status.FAIL
-    assert run.instance_status("Instance9.1") is Status.PASS
+    assert run.instance_status("Instance9.1") is Status.INCOMPLETE
     failed = [
         (r.server, r.instance, r.rule_id, r.value, r.threshold)
         for r in result.results

@@ -290,7 +290,7 @@ def test_catalog_cli_list_filters_sql_show_and_export(tmp_path: Path, netapp: Pa
         == 0
     )
     assert pl.read_parquet(out / "runs.parquet").height == 9
-    assert len(list((out / "series").rglob("*.parquet"))) == 1
+    assert len(list((out / "series").rglob("*.parquet"))) == 2  # EMAIL5: Performance and Stress logs
     nowhere = runner.invoke(app, ["catalog", "list", "--catalog", str(tmp_path / "nothing")])
     assert nowhere.exit_code == 2 and "no catalog here" in nowhere.output
 

@@ -43,7 +43,9 @@ def test_passing_run_passes_and_maximum_is_not_evaluated_without_samples() -> No
     assert by_rule[("db-read-latency-max", "Instance1.1")].status is Status.NOT_EVALUATED
     assert "samples" in by_rule[("db-read-latency-max", "Instance1.1")].reason
     assert by_rule[("transactional-iops", None)].status is Status.PASS
-    assert roll_up(results) is Status.PASS
+    # Nothing failed, but a rule that applies was not evaluated: never PASS.
+    assert roll_up(results) is Status.INCOMPLETE
+    assert roll_up(r for r in results if r.status is not Status.NOT_EVALUATED) is Status.PASS
 
 
 def test_one_instance_over_20ms_fails_that_instance_only() -> None:
@@ -52,7 +54,7 @@ def test_one_instance_over_20ms_fails_that_instance_only() -> None:
     assert [(r.rule_id, r.instance, r.value, r.threshold) for r in failed] == [
         ("db-read-latency-avg", "Instance1.2", 20.4, 20.0)
     ]
-    assert roll_up(r for r in results if r.instance == "Instance1.1") is Status.PASS
+    assert roll_up(r for r in results if r.instance == "Instance1.1") is Status.INCOMPLETE  # no maxima
     assert roll_up(results) is Status.FAIL
 
 

@@ -16,9 +16,9 @@ from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessme
 from esrp_report.audit import AuditResult
 from esrp_report.compare import Disagreement
 from esrp_report.model import Problem, Run, TestLog
-from esrp_report.rules import RuleResult
+from esrp_report.rules import RuleResult, verdict_reason
 
-SCHEMA = "esrp-report/check/1"
+SCHEMA = "esrp-report/check/2"
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
@@ -78,6 +78,8 @@ def result_dict(r: RuleResult) -> dict[str, Any]:
         "margin": r.margin,
         "evidence": r.evidence,
         "reason": r.reason,
+        "damaged_samples": r.damaged,
+        "caveat": r.caveat,
     }
 
 
@@ -102,6 +104,10 @@ def run_dict(ra: RunAssessment) -> dict[str, Any]:
             "end": w.end.isoformat() if w.end else None,
             "origin": w.origin,
             "samples": ra.counter.samples_in_window,
+            "samples_lost": ra.counter.samples_lost,
+            "backward_time_stamps": ra.counter.backward_stamps,
+            "damaged_samples": ra.counter.damaged,
+            "lost_maxima": ra.counter.lost_maxima,
         }
     instances = run.instance_names()
     return {
@@ -140,7 +146,7 @@ def check_payload(a: SolutionAssessment) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "tool_version": __version__,
-        "solution": {"name": a.name, "status": a.status.value},
+        "solution": {"name": a.name, "status": a.status.value, "reason": verdict_reason(a.results)},
         "servers": [server_dict(s) for s in a.servers],
         "aggregates": {kind: summary_dict(v) for kind, v in a.aggregates.items()},
         "backup": backup_dict(a.backup),

@@ -1,7 +1,10 @@
 """Pass/fail rules: thresholds are TOML data; this module only knows how to take each measure.
 
 A verdict exists per rule per instance (or per run), and rolls up to server and solution.
-A rule whose evidence is missing is NOT_EVALUATED, never PASS.
+A rule whose evidence is missing is NOT_EVALUATED, never PASS. A rule that passes on evidence
+that was damaged (samples out of physical range, unreadable, missing or lost, time stamps that
+run backwards) is INCOMPLETE: the damage could hide a failure. PASS rolls up only from rules
+that were all evaluated on sound data and all passed.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
 class Status(StrEnum):
     PASS = "pass"
     FAIL = "fail"
+    INCOMPLETE = "incomplete"  # nothing failed, but some rule was not evaluated or saw damage
     NOT_EVALUATED = "not evaluated"
 
 
@@ -71,6 +75,8 @@ class RuleResult:
     unit: str
     evidence: str  # where the value came from
     reason: str = ""
+    damaged: int = 0  # samples behind the value that were damage (left out)
+    caveat: str = ""  # why the value may hide a failure (damage, lost samples)
 
     @property
     def margin(self) -> float | None:
@@ -205,6 +211,27 @@ class RunEvidence:
     counter_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
     counter_host: list[m.HostCounter] = field(default_factory=list)
     counter_source: str = ""
+    # Damage in the counter log (metrics.CounterMetrics): instance -> metric -> samples, host
+    # label -> samples, the largest values of samples lost whole, and run-wide caveats.
+    counter_damaged: dict[str, dict[str, int]] = field(default_factory=dict)
+    counter_host_damaged: dict[str, int] = field(default_factory=dict)
+    counter_lost_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
+    counter_caveats: list[str] = field(default_factory=list)
+
+    def damage_of(self, instance: str, metric: str) -> int:
+        wanted = instance_key(instance)
+        return sum(
+            per.get(metric, 0) for name, per in self.counter_damaged.items() if instance_key(name) == wanted
+        )
+
+    def lost_maximum(self, instance: str, metric: str) -> float | None:
+        wanted = instance_key(instance)
+        values = [
+            per[metric]
+            for name, per in self.counter_lost_maxima.items()
+            if instance_key(name) == wanted and metric in per
+        ]
+        return max(values) if values else None
 
 
 @dataclass(frozen=True)
@@ -212,6 +239,16 @@ class Measured:
     value: float | None
     evidence: str
     reason: str = ""
+    damaged: int = 0
+    caveat: str = ""
+
+
+def _from_counter_log(ev: RunEvidence, value: float | None, damaged: int, caveat: str = "") -> Measured:
+    """A figure from the counter log, with the damage behind it and the log's run-wide caveats."""
+    caveats = [*ev.counter_caveats, caveat] if caveat else list(ev.counter_caveats)
+    if damaged:
+        caveats.insert(0, f"{damaged} damaged sample(s) left out")
+    return Measured(value, "counter log", damaged=damaged, caveat="; ".join(caveats))
 
 
 @dataclass(frozen=True)
@@ -230,7 +267,7 @@ def _instance_average(metric: str) -> Callable[[RunEvidence, str | None], Measur
         table = ev.counter_tables.get(TableKind.TRANSACTIONAL)
         row = table.row(instance) if table else None
         if row is not None and metric in row.values:
-            return Measured(row.values[metric], "counter log")
+            return _from_counter_log(ev, row.values[metric], ev.damage_of(instance, metric))
         return Measured(None, "", "no transactional figure for this instance")
 
     return take
@@ -242,7 +279,12 @@ def _instance_maximum(metric: str) -> Callable[[RunEvidence, str | None], Measur
         wanted = instance_key(instance)
         for name, values in ev.counter_maxima.items():
             if instance_key(name) == wanted and metric in values:
-                return Measured(values[metric], "counter log")
+                value = values[metric]
+                lost = ev.lost_maximum(instance, metric)
+                caveat = ""
+                if lost is not None and lost > value:
+                    caveat = f"a sample lost from the log reads {lost!r}, above the maximum kept"
+                return _from_counter_log(ev, value, ev.damage_of(instance, metric), caveat)
         return Measured(None, "", "a maximum needs the counter log's samples")
 
     return take
@@ -260,7 +302,12 @@ def _transactional_iops(ev: RunEvidence, _instance: str | None) -> Measured:
                 r.values.get(m.DB_WRITES) for r in table.rows
             ]
             if all(v is not None for v in values):
-                return Measured(sum(v for v in values if v is not None), origin)
+                total = sum(v for v in values if v is not None)
+                if origin == "counter log":
+                    metrics = (m.DB_READS, m.DB_WRITES)
+                    damaged = sum(ev.damage_of(r.instance, key) for r in table.rows for key in metrics)
+                    return _from_counter_log(ev, total, damaged)
+                return Measured(total, origin)
     return Measured(None, "", "no achieved IOPS and no complete transactional table")
 
 
@@ -270,7 +317,7 @@ def _page_fault_stalls(ev: RunEvidence, _instance: str | None) -> Measured:
         return Measured(counter.average, "report")
     for host in ev.counter_host:
         if host.name.casefold() == "database page fault stalls/sec" and host.average is not None:
-            return Measured(host.average, "counter log")
+            return _from_counter_log(ev, host.average, ev.counter_host_damaged.get(host.name, 0))
     return Measured(None, "", "no Database Page Fault Stalls/sec figure")
 
 
@@ -344,8 +391,12 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
                 limit = float(threshold)
             if measured.value is None or limit is None:
                 status = Status.NOT_EVALUATED
+            elif not OPERATORS[rule.operator](measured.value, limit):
+                status = Status.FAIL
+            elif measured.caveat:
+                status = Status.INCOMPLETE  # passes on what could be read; the damage could hide a failure
             else:
-                status = Status.PASS if OPERATORS[rule.operator](measured.value, limit) else Status.FAIL
+                status = Status.PASS
             results.append(
                 RuleResult(
                     rule_id=rule.id,
@@ -361,16 +412,40 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
                     unit=rule.unit,
                     evidence=measured.evidence,
                     reason=reason,
+                    damaged=measured.damaged,
+                    caveat=measured.caveat,
                 )
             )
     return results
 
 
 def roll_up(results: Iterable[RuleResult]) -> Status:
-    """FAIL if anything failed; PASS if something passed and nothing failed; else NOT_EVALUATED."""
+    """FAIL if anything failed; NOT_EVALUATED if nothing was evaluated at all; INCOMPLETE if
+    some rule was not evaluated or passed only on damaged evidence; PASS only when every rule
+    was evaluated on sound data and passed."""
     statuses = {r.status for r in results}
     if Status.FAIL in statuses:
         return Status.FAIL
-    if Status.PASS in statuses:
-        return Status.PASS
-    return Status.NOT_EVALUATED
+    if not statuses & {Status.PASS, Status.INCOMPLETE}:
+        return Status.NOT_EVALUATED
+    if statuses & {Status.NOT_EVALUATED, Status.INCOMPLETE}:
+        return Status.INCOMPLETE
+    return Status.PASS
+
+
+def verdict_reason(results: list[RuleResult]) -> str:
+    """Why a roll-up is not PASS, in one line: what failed, what was not evaluated, what saw
+    damage. Empty for PASS."""
+    failed = sorted({r.rule_id for r in results if r.status is Status.FAIL})
+    unevaluated = sorted({r.rule_id for r in results if r.status is Status.NOT_EVALUATED})
+    damaged = [r for r in results if r.status is Status.INCOMPLETE]
+    parts = []
+    if failed:
+        parts.append(f"failed: {', '.join(failed)}")
+    if damaged:
+        parts.append(f"{len(damaged)} result(s) passed only on damaged evidence ({damaged[0].caveat})")
+    if unevaluated:
+        parts.append(f"not evaluated: {', '.join(unevaluated)}")
+    if failed or not parts:
+        return "; ".join(parts)
+    return "nothing failed, but " + "; ".join(parts)
