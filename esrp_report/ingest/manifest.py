@@ -138,7 +138,9 @@ class _Reader:
         if problem is not None:
             wanted = "a folder" if kind == "folder" else "a regular file"
             raise self.fail(
-                where, f"{folder / text} {problem}", expected=f"{wanted} inside the manifest's folder"
+                where,
+                f"cannot read {folder / text}: it {problem}",
+                expected=f"{wanted} inside the manifest's folder",
             )
         return text
 
