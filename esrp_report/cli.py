@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from esrp_report import __version__, api
@@ -68,7 +69,11 @@ def _console() -> Console:
 
 
 def _error(message: str) -> typer.Exit:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}", markup=True)
+    # Escaped: messages name manifest tables such as "[branding] logo", which Rich would read as
+    # markup and drop.
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/] {escape(message)}", markup=True
+    )
     return typer.Exit(EXIT_UNUSABLE)
 
 
@@ -137,9 +142,9 @@ def build(
         raise _error(str(exc)) from None
     doc = result.document
     for warning in result.warnings:
-        console.print(f"[yellow]PDF engine warning:[/] {warning}", markup=True)
+        console.print(f"[yellow]PDF engine warning:[/] {escape(warning)}", markup=True)
     for url in result.refused:
-        console.print(f"[yellow]refused to fetch:[/] {url}", markup=True)
+        console.print(f"[yellow]refused to fetch:[/] {escape(url)}", markup=True)
     if doc.placeholders:
         console.print(f"[yellow]placeholder text left in:[/] {', '.join(doc.placeholders)}", markup=True)
     errors = [p for p in doc.problems if p.severity == "error"]

@@ -70,5 +70,14 @@ class UnsafeInputError(InputError):
     """The input tried to reach outside itself (external entity, entity bomb, path escape)."""
 
 
+class NotARegularFileError(InputError):
+    """A file the tool must read is missing, or is a folder, FIFO, device or socket (never opened)."""
+
+
+class TemplateError(InputError):
+    """A template cannot be used: a name that leaves the template folders, a file read from outside
+    them, a syntax error, or a template asking for something unsafe or undefined."""
+
+
 class RulesError(EsrpError):
     """A rules (thresholds) file is malformed."""

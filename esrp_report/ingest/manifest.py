@@ -14,7 +14,7 @@ import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from esrp_report.errors import InputError
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
@@ -28,6 +28,7 @@ from esrp_report.model import (
     Problem,
     UserProfile,
 )
+from esrp_report.safe_files import is_plain_name, kind_problem, read_regular_file
 from esrp_report.sizing import SizingResult, design_profile, size
 
 T = TypeVar("T")
@@ -115,8 +116,10 @@ class _Reader:
             return None
         return self.get(data, where, key, kind, **kw)
 
-    def local_path(self, where: str, text: str) -> str:
-        """A relative path that stays inside the manifest's folder (no absolute paths, no .., no link out)."""
+    def local_path(self, where: str, text: str, kind: Literal["file", "folder"] = "file") -> str:
+        """A relative path that stays inside the manifest's folder (no absolute paths, no .., no link
+        out) and names an existing regular file, or a folder with ``kind="folder"``. The kind is
+        judged with ``os.stat`` before anything opens it: a FIFO would block the open forever."""
         for flavour in (PurePosixPath(text), PureWindowsPath(text)):
             if flavour.is_absolute() or flavour.anchor or ".." in flavour.parts:
                 raise self.fail(
@@ -131,6 +134,25 @@ class _Reader:
                 f"path {text!r} leaves the manifest's folder through a symbolic link",
                 expected="a file or folder inside the manifest's folder",
             )
+        problem = kind_problem(folder / text, folder=kind == "folder")
+        if problem is not None:
+            wanted = "a folder" if kind == "folder" else "a regular file"
+            raise self.fail(
+                where,
+                f"cannot read {folder / text}: it {problem}",
+                expected=f"{wanted} inside the manifest's folder",
+            )
+        return text
+
+    def template_name(self, where: str, text: str) -> str:
+        """A template folder's name under the project's templates/, nothing more: joined to that
+        folder unchecked, ``/`` would make every file on the machine a template."""
+        if not is_plain_name(text):
+            raise self.fail(
+                where,
+                f"template name {text!r} is not a plain folder name",
+                expected="a name such as 'esrp', without '/', '\\', '..' or a drive",
+            )
         return text
 
 
@@ -140,9 +162,9 @@ def _positive(value: float) -> bool:
 
 def read_manifest(path: Path) -> Manifest:
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ManifestError(path, f"cannot read manifest: {exc.strerror or exc}") from exc
+        raw = read_regular_file(path, what="manifest")
+    except InputError as exc:
+        raise ManifestError(path, exc.detail, expected=exc.expected) from None
     try:
         data = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -307,8 +329,8 @@ def read_manifest(path: Path) -> Manifest:
         convention=convention,
         convention_overrides=checked,
         branding=branding,
-        template=r.get(tpl, "[template]", "name", str, default="esrp"),
-        template_override=r.local_path("[template] override", override) if override else None,
+        template=r.template_name("[template] name", r.get(tpl, "[template]", "name", str, default="esrp")),
+        template_override=r.local_path("[template] override", override, kind="folder") if override else None,
         database_capacity_gb=r.optional(
             capacity, "[capacity]", "database_formatted_gb", float, check=_positive
         ),

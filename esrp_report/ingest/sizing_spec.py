@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report.errors import InputError
+from esrp_report.safe_files import read_regular_file
 from esrp_report.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 
 QUOTA_GB = "mailbox_quota_gb"
@@ -29,9 +30,9 @@ class SizingSpecError(InputError):
 def load_sizing_spec(path: Path, *, base: SizingSpec | None = None) -> SizingSpec:
     """A spec file: its keys at the top level; keys it leaves out keep ``base`` (default: the paper's)."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SizingSpecError(path, f"cannot read sizing spec: {exc.strerror or exc}") from exc
+        raw = read_regular_file(path, what="sizing spec")  # judged before opening: never a FIFO
+    except InputError as exc:
+        raise SizingSpecError(path, exc.detail, expected=exc.expected) from None
     try:
         data = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:

@@ -1,8 +1,10 @@
 """Render a Document to one self-contained HTML file (inline CSS, inline SVG, no network).
 
 Templates: Jinja2 with autoescape and StrictUndefined, from the manifest's override folder first,
-then the project's ``templates/<name>/``. Vendor Markdown is rendered with raw HTML disabled and
-images disabled, so nothing in a manifest can inject markup or make a reader fetch anything.
+then the project's ``templates/<name>/``; every template file is resolved and must be a regular
+file inside one of those two folders (``ConfinedLoader``). Vendor Markdown is rendered with raw
+HTML disabled and images disabled, so nothing in a manifest can inject markup or make a reader
+fetch anything.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import base64
 import functools
 import mimetypes
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,18 +29,69 @@ from markupsafe import Markup
 from esrp_report import __version__, metrics
 from esrp_report import model as m
 from esrp_report.document import Document, ServerView
-from esrp_report.errors import EsrpError
+from esrp_report.errors import InputError, TemplateError
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.numbers import fmt_number
 from esrp_report.rules import Status
+from esrp_report.safe_files import is_plain_name, kind_problem, outside, read_regular_file, relative_parts
 from esrp_report.synth.jetstress_html import duration, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
-class TemplateError(EsrpError):
-    pass
+class ConfinedLoader(jinja2.BaseLoader):
+    """Templates from ``folders``, the first that has the name winning, where Jinja2's
+    FileSystemLoader would follow a symbolic link anywhere: a template name must be a relative,
+    downward path (what ``include``, ``extends`` and ``import`` ask for included), and the file
+    found must resolve inside one of the folders and be a regular file, checked before it is
+    opened. A refusal is a ``TemplateError`` naming the file and the reason."""
+
+    def __init__(self, folders: Sequence[Path]) -> None:
+        self.folders = [Path(os.path.realpath(folder)) for folder in folders]
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        parts = relative_parts(template)
+        if parts is None:
+            raise TemplateError(
+                template,
+                "a template name must stay inside the template folders",
+                expected="a relative name such as 'partials/kv_table.html', without '..', '\\', "
+                "a drive or a leading '/'",
+            )
+        for folder in self.folders:
+            candidate = folder.joinpath(*parts)
+            if not os.path.lexists(candidate):
+                continue
+            try:
+                data = read_regular_file(candidate, within=self.folders, what=f"template {template!r}")
+            except InputError as exc:
+                raise TemplateError(exc.path, exc.detail, expected=exc.expected) from None
+            try:
+                source = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TemplateError(
+                    candidate, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8"
+                ) from None
+            return source, str(candidate), _unchanged(candidate)
+        raise jinja2.TemplateNotFound(template)
+
+
+def _unchanged(path: Path) -> Callable[[], bool]:
+    """Jinja2's check that a cached template is still current: same target, same time stamp (a
+    file turned into a link since is read, and judged, again)."""
+    real = Path(os.path.realpath(path))
+    mtime = real.stat().st_mtime_ns
+
+    def check() -> bool:
+        try:
+            return Path(os.path.realpath(path)) == real and real.stat().st_mtime_ns == mtime
+        except OSError:
+            return False
+
+    return check
 
 
 def _markdown() -> MarkdownIt:
@@ -56,17 +110,28 @@ def markdown(text: str) -> Markup:
 
 
 def environment(override: Path | None, name: str) -> jinja2.Environment:
+    # A plain name, or ``TEMPLATES / "/"`` would be the root folder and every file on the machine
+    # a template.
+    if not is_plain_name(name):
+        raise TemplateError(
+            name,
+            "a template name must be a folder name under templates/",
+            expected="a plain name such as 'esrp'",
+        )
     base = TEMPLATES / name
-    if not base.is_dir():
-        raise TemplateError(f"no template {name!r} under {TEMPLATES}")
-    loaders: list[jinja2.BaseLoader] = []
+    problem = kind_problem(base, folder=True)
+    if problem is not None or outside(base, [TEMPLATES]) is not None:
+        raise TemplateError(base, f"no template {name!r} under {TEMPLATES} ({problem or 'links out of it'})")
+    folders = [base]
     if override is not None:
-        loaders.append(jinja2.FileSystemLoader(override))
-    loaders.append(jinja2.FileSystemLoader(base))
+        problem = kind_problem(override, folder=True)
+        if problem is not None:
+            raise TemplateError(override, f"the template override folder {problem}", expected="a folder")
+        folders.insert(0, override)
     # Sandboxed: an override template comes from whoever wrote the manifest, and a plain
     # environment lets a template reach Python internals (and the os module) through attributes.
     env = ImmutableSandboxedEnvironment(
-        loader=jinja2.ChoiceLoader(loaders),
+        loader=ConfinedLoader(folders),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -121,11 +186,13 @@ def table_of_contents(doc: Document) -> list[tuple[str | None, str, str]]:
     return [entry for entry in PROSE if entry[0] is None or entry[0] in doc.manifest.sections]
 
 
-def _data_uri(path: Path) -> str:
+def _data_uri(path: Path, *, within: Path) -> str:
+    """The logo as a ``data:`` URL; it must be a regular file resolving inside ``within``."""
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     if kind not in ("image/svg+xml", "image/png", "image/jpeg", "image/gif"):
-        raise TemplateError(f"{path}: a logo must be SVG, PNG, JPEG or GIF (found {kind})")
-    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+        raise TemplateError(path, "a logo must be SVG, PNG, JPEG or GIF", found=kind)
+    data = read_regular_file(path, within=[within], what="[branding] logo")
+    return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 @dataclass
@@ -212,7 +279,7 @@ def chart_slot(spec: charts.ChartSpec) -> Markup:
     """A marker that ``fill_charts`` replaces with the drawn chart, so a page can be laid out
     while its charts are drawn elsewhere."""
     if not CHART_MARKER.fullmatch(f"<!--esrp-chart:{spec.key}-->"):
-        raise TemplateError(f"chart key {spec.key!r} is not a plain name")
+        raise TemplateError(f"chart {spec.key!r}", "a chart key must be a plain name")
     return Markup(f"<!--esrp-chart:{spec.key}-->")
 
 
@@ -257,17 +324,50 @@ def _render(
     doc: Document, name: str, *, generated: datetime, for_pdf: bool, plan: ChartPlan, **extra: Any
 ) -> str:
     manifest_dir = Path(doc.manifest.path).resolve().parent
-    override = manifest_dir / doc.manifest.template_override if doc.manifest.template_override else None
+    override = _override_folder(manifest_dir, doc.manifest.template_override)
     env = _shared_environment(override, doc.manifest.template)
-    logo = _data_uri(manifest_dir / doc.manifest.branding.logo) if doc.manifest.branding.logo else None
+    logo = (
+        _data_uri(manifest_dir / doc.manifest.branding.logo, within=manifest_dir)
+        if doc.manifest.branding.logo
+        else None
+    )
+    # Every Jinja2 failure, in the page or anything it includes, is the template's author's
+    # mistake: one line naming the template, never a traceback.
     try:
         template = env.get_template(name)
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(f"{exc.filename or name}: line {exc.lineno}: {exc.message}") from exc
-    try:
         return _fill(template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, **extra)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(
+            exc.filename or name, exc.message or "syntax error", location=f"line {exc.lineno}"
+        ) from None
     except SecurityError as exc:
-        raise TemplateError(f"template {name!r} (or an override) tried something unsafe: {exc}") from exc
+        raise TemplateError(name, f"the template (or an override) tried something unsafe: {exc}") from None
+    except jinja2.TemplateNotFound as exc:
+        raise TemplateError(
+            exc.message or name, f"no such template in {' or '.join(str(f) for f in _folders(override, doc))}"
+        ) from None
+    except jinja2.TemplateError as exc:
+        raise TemplateError(name, f"the template failed: {exc.message or type(exc).__name__}") from None
+
+
+def _folders(override: Path | None, doc: Document) -> list[Path]:
+    return [*([override] if override else []), TEMPLATES / doc.manifest.template]
+
+
+def _override_folder(manifest_dir: Path, override: str | None) -> Path | None:
+    """The manifest's template override folder, which must still resolve inside the manifest's
+    folder (the manifest reader checked it; the folder may have been swapped for a link since)."""
+    if override is None:
+        return None
+    folder = manifest_dir / override
+    real = outside(folder, [manifest_dir])
+    if real is not None:
+        raise TemplateError(
+            folder,
+            f"[template] override resolves to {real}, outside the manifest's folder",
+            expected=f"a folder inside {manifest_dir}",
+        )
+    return folder
 
 
 def _fill(

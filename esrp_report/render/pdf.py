@@ -2,17 +2,23 @@
 
 The HTML is self-contained, so a normal build fetches only ``data:`` URLs. Anything else a
 template or a manifest might name (``file:///etc/passwd``, ``http://...``) is refused and
-recorded, never read.
+recorded, never read. A ``file:`` URL is read by the fetcher itself, not by urllib: the path is
+resolved and must be a regular file inside an allowed folder (a link out, a folder, a FIFO that
+would block the layout forever, a device: refused unopened).
 """
 
 from __future__ import annotations
 
 import io
+import mimetypes
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from esrp_report.errors import InputError
+from esrp_report.safe_files import read_regular_file
 
 
 @dataclass
@@ -23,16 +29,11 @@ class PdfResult:
     warnings: list[str] = field(default_factory=list)  # WeasyPrint warnings, shown to the user
 
 
-def _inside(path: Path, roots: list[Path]) -> bool:
-    resolved = path.resolve()
-    return any(resolved.is_relative_to(root.resolve()) for root in roots)
-
-
 def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = None) -> PdfResult:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         from weasyprint import HTML  # noqa: PLC0415 - imports Pango; keep `esrp-report check` light
-        from weasyprint.urls import URLFetcher  # noqa: PLC0415
+        from weasyprint.urls import URLFetcher, URLFetcherResponse  # noqa: PLC0415
 
     refused: list[str] = []
 
@@ -41,12 +42,15 @@ def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = 
             parts = urlsplit(url)
             if parts.scheme == "data":
                 return super().fetch(url, headers)
-            if (
-                parts.scheme == "file"
-                and not parts.netloc
-                and _inside(Path(unquote(parts.path)), allowed_roots)
-            ):
-                return super().fetch(url, headers)
+            if parts.scheme == "file" and not parts.netloc and allowed_roots:
+                path = Path(unquote(parts.path))
+                try:
+                    data = read_regular_file(path, within=allowed_roots)
+                except InputError:
+                    pass  # outside the allowed folders, missing, or not a regular file
+                else:
+                    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+                    return URLFetcherResponse(url, data, {"Content-Type": kind})
             refused.append(url)
             raise ValueError(f"esrp-report refuses to fetch {url}")
 

@@ -19,8 +19,9 @@ from typing import Any
 
 from esrp_report import model as m
 from esrp_report.compare import instance_key
-from esrp_report.errors import RulesError
+from esrp_report.errors import InputError, RulesError
 from esrp_report.model import Generation, Run, TableKind, TestKind
+from esrp_report.safe_files import read_regular_file
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<": lambda v, t: v < t,
@@ -188,10 +189,13 @@ def load_rules(override: str | Path | None = None) -> list[Rule]:
     text = resources.files("esrp_report.rules").joinpath("thresholds.toml").read_text(encoding="utf-8")
     rules = _load_document(text, "built-in thresholds", {})
     if override is not None:
+        # A regular file only, judged before it is opened: a FIFO given as rules would block.
         try:
-            user_text = Path(override).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RulesError(f"{override}: cannot read rules file: {exc.strerror or exc}") from exc
+            user_text = read_regular_file(override, what="rules file").decode("utf-8")
+        except InputError as exc:
+            raise RulesError(f"{override}: {exc.detail}") from None
+        except UnicodeDecodeError as exc:
+            raise RulesError(f"{override}: rules file is not UTF-8 text (byte {exc.start})") from None
         rules = _load_document(user_text, str(override), rules)
     return list(rules.values())
 
