@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import stat
@@ -30,6 +31,7 @@ from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import Catalog
 from esrp_report.cli import app
+from esrp_report.errors import InputError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()
@@ -279,6 +281,40 @@ def test_odd_members_are_refused_with_a_reason_never_a_traceback(tmp_path: Path)
     assert "not a readable zip" in refused["inbox/garbage.zip"]
     assert "not a readable zip" in refused["inbox/cut.zip"]
     assert "special file" in refused["inbox/fifo.zip"]
+
+
+def test_damaged_archives_only_ever_raise_input_errors(tmp_path: Path) -> None:
+    """500 random mutations of a small zip (bytes flipped, runs zeroed, cut short): each is
+    extracted or refused with an InputError, never anything else, never outside staging."""
+    whole = tmp_path / "whole.zip"
+    with zipfile.ZipFile(whole, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("srv/a.csv", b"1,2,3\n" * 200)
+        zf.writestr("srv/b.txt", b"notes")
+        zf.writestr("srv/sub/", b"")
+    data = whole.read_bytes()
+    chance = random.Random(19)
+    outcomes = {"extracted": 0, "refused": 0}
+    for attempt in range(500):
+        damaged = bytearray(data)
+        for _ in range(chance.randint(1, 6)):
+            at = chance.randrange(len(damaged))
+            if chance.random() < 0.5:
+                damaged[at] = chance.randrange(256)
+            else:
+                damaged[at : at + 4] = bytes(4) if chance.random() < 0.5 else b"\xff\xff\xff\xff"
+        if chance.random() < 0.1:
+            damaged = damaged[: chance.randrange(len(damaged))]
+        path = tmp_path / "damaged.zip"
+        path.write_bytes(bytes(damaged))
+        staging = tmp_path / "staging" / str(attempt)
+        try:
+            files = arc.extract_zip(path, "damaged.zip", staging, Limits(max_total_bytes=1 << 20))
+        except InputError:
+            outcomes["refused"] += 1
+            continue
+        outcomes["extracted"] += 1
+        assert all(p.resolve().is_relative_to(staging.resolve()) for _, p in files)
+    assert outcomes["refused"] > 100, outcomes
 
 
 # --- 3. many small folders -----------------------------------------------------------------------

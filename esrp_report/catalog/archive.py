@@ -472,8 +472,8 @@ def extract_zip(archive: Path, label: str, staging: Path, limits: Limits) -> lis
         zf = zipfile.ZipFile(archive)
     except InputError:
         raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error) as exc:
-        raise _unreadable(name, str(exc)) from exc
+    except Exception as exc:  # zipfile fails on damaged bytes in many ways; each refuses the archive
+        raise _unreadable(name, f"{type(exc).__name__}: {exc}") from exc
     files: list[tuple[str, Path]] = []
     with zf:
         infos = zf.infolist()
