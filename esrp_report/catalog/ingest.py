@@ -6,16 +6,10 @@ always this process, so the catalog has one writer whatever does the parsing.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import hashlib
 import multiprocessing
 import os
 import shutil
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -24,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from esrp_report.catalog import archive as arc
+from esrp_report.catalog import lifeline
 from esrp_report.catalog.parse import FolderJob, ParsedFolder, parse_folder
 from esrp_report.catalog.store import STAGING, Catalog
 from esrp_report.errors import InputError
@@ -38,7 +33,6 @@ RECORD_BATCH = 1000
 # over 1 ms in all); the byte bound keeps a batch of big folders to one folder's memory.
 JOB_FOLDERS = 64
 JOB_BYTES = 8 << 20
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @dataclass
@@ -155,35 +149,9 @@ def _pool(jobs: int, dask_address: str | None) -> Iterator[_Pool]:
         return
     context = multiprocessing.get_context("spawn")  # the parent runs Polars' threads: no fork
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_worker_started, initargs=(os.getpid(),)
+        max_workers=jobs, mp_context=context, initializer=lifeline.tie_to_parent, initargs=(os.getpid(),)
     ) as executor:
         yield _Local(executor)
-
-
-def _worker_started(parent: int) -> None:
-    """Make a worker die with the ingest that started it, ``kill -9`` included.
-
-    A killed parent cannot shut its pool down, and a worker waiting for its next job waits
-    forever: it holds both ends of its job pipe, so it never sees end of file. On Linux the
-    kernel sends SIGKILL to the worker when the parent dies (PR_SET_PDEATHSIG); everywhere, a
-    thread watches the parent id change (the worker is re-parented) and exits.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass  # the watcher below still ends the worker
-    # The parent may have died before prctl took effect: then the signal never comes.
-    if os.getppid() != parent:
-        os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
-
-
-def _watch_parent(parent: int, every: float = 1.0) -> None:
-    while os.getppid() == parent:
-        time.sleep(every)
-    os._exit(1)  # no clean-up to do: the parent is gone and nothing of the worker is kept
 
 
 def _scan(
