@@ -10,14 +10,19 @@ symbolic links; a link is refused by name and not read.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import stat
+import struct
+import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path, PurePosixPath
+from typing import Any, BinaryIO, Protocol
 
 from esrp_report.errors import InputError
 
@@ -31,10 +36,14 @@ class Limits:
     max_members: int = 100_000
     max_total_bytes: int = 64 << 30
     max_member_bytes: int = 16 << 30
-    # Deflate cannot exceed about 1,032:1; perfmon CSV reaches ~40:1. Only members above
-    # ``ratio_floor_bytes`` are judged, so tiny highly repetitive files pass.
+    # Deflate cannot exceed about 1,032:1; perfmon CSV reaches ~40:1. Judged per member and for
+    # the whole archive (expanded bytes / archive bytes), once above ``ratio_floor_bytes``, so
+    # tiny highly repetitive files pass.
     max_ratio: float = 200.0
     ratio_floor_bytes: int = 1 << 20
+    # Windows paths stop at 260 characters; a longer name is no Jetstress result, and the bound
+    # keeps the collision check's memory to members x this.
+    max_name_length: int = 1024
 
 
 class HostileArchiveError(InputError):
@@ -146,63 +155,338 @@ def member_target(name: str, archive: str) -> PurePosixPath:
     return pure
 
 
-def check_zip(info_list: list[zipfile.ZipInfo], archive: str, limits: Limits) -> None:
-    """Refuse the archive from its central directory alone, before anything is extracted."""
-    if len(info_list) > limits.max_members:
+class MemberLike(Protocol):
+    """What the checks read of a member: a ``zipfile.ZipInfo`` or a ``Member`` read by us."""
+
+    @property
+    def filename(self) -> str: ...
+    @property
+    def file_size(self) -> int: ...
+    @property
+    def compress_size(self) -> int: ...
+    @property
+    def external_attr(self) -> int: ...
+    @property
+    def flag_bits(self) -> int: ...
+    @property
+    def compress_type(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One central directory entry, as much of it as the checks need (no ``ZipInfo``)."""
+
+    filename: str
+    file_size: int
+    compress_size: int
+    external_attr: int
+    flag_bits: int
+    compress_type: int
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What an accepted archive's central directory promises."""
+
+    members: int
+    total_bytes: int
+
+
+# Zip records (APPNOTE.TXT 4.3): signatures, fixed layouts, and the "see the ZIP64 record" marks.
+_EOCD = struct.Struct("<4s4H2LH")
+_EOCD_SIGNATURE = b"PK\x05\x06"
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")
+_ZIP64_LOCATOR_SIGNATURE = b"PK\x06\x07"
+_ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")
+_ZIP64_EOCD_SIGNATURE = b"PK\x06\x06"
+_CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
+_CENTRAL_SIGNATURE = b"PK\x01\x02"
+_ZIP64_EXTRA = 0x0001
+_UTF8_NAME = 0x800
+_ENCRYPTED = 0x1
+_MAX_COMMENT = 0xFFFF
+# What zipfile can decompress: stored, deflate, bzip2, LZMA. Anything else would fail mid-way.
+_METHODS = frozenset({0, 8, 12, 14})
+
+
+def _unreadable(archive: str, why: str) -> InputError:
+    return InputError(archive, f"not a readable zip archive: {why}")
+
+
+def _central_directory(handle: BinaryIO, size: int, archive: str) -> tuple[int, int, int]:
+    """(entries declared, start, length) of the central directory, from the end records only.
+
+    Found as zipfile finds it (the end record's position minus the directory's length), so both
+    read the same bytes even when something is prepended to the archive.
+    """
+    tail_length = min(size, _EOCD.size + _MAX_COMMENT)
+    handle.seek(size - tail_length)
+    tail = handle.read(tail_length)
+    at = len(tail)
+    while True:
+        at = tail.rfind(_EOCD_SIGNATURE, 0, at)
+        if at < 0:
+            raise _unreadable(archive, "no end of central directory record")
+        if at + _EOCD.size <= len(tail):
+            record = _EOCD.unpack_from(tail, at)
+            if at + _EOCD.size + record[7] <= len(tail):
+                break
+    _, disk, cd_disk, _, entries, length, _, _ = record
+    end = size - tail_length + at
+    if disk != 0 or cd_disk != 0:
+        raise _unreadable(archive, "archives spanning several disks are not supported")
+    locator_at = end - _ZIP64_LOCATOR.size
+    if locator_at >= 0:
+        handle.seek(locator_at)
+        locator = handle.read(_ZIP64_LOCATOR.size)
+        if locator[:4] == _ZIP64_LOCATOR_SIGNATURE:
+            eocd64_at = locator_at - _ZIP64_EOCD.size
+            if eocd64_at < 0:
+                raise _unreadable(archive, "ZIP64 end record missing")
+            handle.seek(eocd64_at)
+            raw = handle.read(_ZIP64_EOCD.size)
+            if len(raw) != _ZIP64_EOCD.size or raw[:4] != _ZIP64_EOCD_SIGNATURE:
+                raise _unreadable(archive, "ZIP64 end record missing")
+            fields = _ZIP64_EOCD.unpack(raw)
+            entries, length, end = fields[7], fields[8], eocd64_at
+    start = end - length
+    if start < 0:
+        raise _unreadable(archive, "the central directory would start before the file")
+    return entries, start, length
+
+
+def _zip64_sizes(extra: bytes, file_size: int, compress_size: int) -> tuple[int, int]:
+    """The real sizes when the 32-bit fields say 0xFFFFFFFF (APPNOTE 4.5.3), in that order."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, length = struct.unpack_from("<HH", extra, at)
+        body = extra[at + 4 : at + 4 + length]
+        if kind == _ZIP64_EXTRA:
+            values = [v for (v,) in struct.iter_unpack("<Q", body[: len(body) // 8 * 8])]
+            if file_size == 0xFFFFFFFF and values:
+                file_size = values.pop(0)
+            if compress_size == 0xFFFFFFFF and values:
+                compress_size = values.pop(0)
+            break
+        at += 4 + length
+    return file_size, compress_size
+
+
+def read_central_directory(handle: BinaryIO, size: int, archive: str, limits: Limits) -> Iterator[Member]:
+    """Each member of the central directory, read a record at a time (bounded memory).
+
+    The member count declared by the end record is checked before anything else is read, and
+    the records are counted as they are read, so a count that lies cannot get past the limit
+    either: an archive of a million members costs a few kilobytes, not a million ``ZipInfo``.
+    """
+    entries, start, length = _central_directory(handle, size, archive)
+    if entries > limits.max_members:
+        raise _over(archive, "members", entries, "max_members", limits.max_members)
+    handle.seek(start)
+    stream = io.BufferedReader(_Window(handle, length), HASH_CHUNK)
+    seen = 0
+    while header := stream.read(_CENTRAL.size):
+        if len(header) < _CENTRAL.size or header[:4] != _CENTRAL_SIGNATURE:
+            raise _unreadable(archive, f"central directory entry {seen + 1:,} is damaged")
+        seen += 1
+        if seen > limits.max_members:
+            raise _over(archive, "members (counted)", seen, "max_members", limits.max_members)
+        fields = _CENTRAL.unpack(header)
+        flags, method = fields[5], fields[6]
+        compress_size, file_size = fields[10], fields[11]
+        name_length, extra_length, comment_length = fields[12], fields[13], fields[14]
+        raw_name = stream.read(name_length)
+        extra = stream.read(extra_length)
+        stream.read(comment_length)
+        if len(raw_name) != name_length or len(extra) != extra_length:
+            raise _unreadable(archive, f"central directory entry {seen:,} is cut short")
+        try:
+            # As zipfile decodes it, so both name a member the same.
+            name = raw_name.decode("utf-8" if flags & _UTF8_NAME else "cp437")
+        except UnicodeDecodeError as exc:
+            raise HostileArchiveError(archive, f"member name is not valid UTF-8 (entry {seen:,})") from exc
+        file_size, compress_size = _zip64_sizes(extra, file_size, compress_size)
+        yield Member(name, file_size, compress_size, fields[18], flags, method)
+
+
+class _Window(io.RawIOBase):
+    """``length`` bytes of ``handle`` from where it stands: the central directory, nothing past."""
+
+    def __init__(self, handle: BinaryIO, length: int) -> None:
+        self.handle = handle
+        self.left = length
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.left <= 0:
+            return 0
+        view = memoryview(buffer)[: min(len(buffer), self.left)]
+        got = self.handle.readinto(view)  # type: ignore[attr-defined]
+        self.left -= got
+        return int(got)
+
+
+def _over(archive: str, what: str, figure: int, limit: str, value: int) -> HostileArchiveError:
+    return HostileArchiveError(
+        archive, f"{figure:,} {what}, more than the limit {limit} = {value:,}; refused before extracting"
+    )
+
+
+def _member_checks(member: MemberLike, archive: str, limits: Limits) -> None:
+    name = member.filename
+    if len(name) > limits.max_name_length:
         raise HostileArchiveError(
-            archive, f"{len(info_list):,} members, more than the limit of {limits.max_members:,}"
+            archive,
+            f"member name of {len(name):,} characters, more than the limit max_name_length"
+            f" = {limits.max_name_length:,}",
+            found=name,
         )
-    total = 0
-    for info in info_list:
-        member_target(info.filename, archive)
-        kind = stat.S_IFMT(info.external_attr >> 16)
-        if kind == stat.S_IFLNK:
-            raise HostileArchiveError(archive, "symbolic link member refused", found=info.filename)
-        if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-            raise HostileArchiveError(archive, "special file member refused", found=info.filename)
-        if info.file_size > limits.max_member_bytes:
+    if any(ord(c) < 32 for c in name):  # a NUL cannot even be a file name; others hide in listings
+        raise HostileArchiveError(archive, "member name with a control character refused", found=name)
+    member_target(name, archive)
+    kind = stat.S_IFMT(member.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        raise HostileArchiveError(archive, "symbolic link member refused", found=name)
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        raise HostileArchiveError(archive, "special file member refused", found=name)
+    if member.flag_bits & _ENCRYPTED:
+        raise HostileArchiveError(archive, "encrypted member refused (no password is ever asked)", found=name)
+    if member.compress_type not in _METHODS:
+        raise HostileArchiveError(
+            archive, f"member compressed with unsupported method {member.compress_type}", found=name
+        )
+    if member.file_size > limits.max_member_bytes:
+        raise HostileArchiveError(
+            archive,
+            f"member expands to {member.file_size:,} bytes, more than the limit max_member_bytes"
+            f" = {limits.max_member_bytes:,}",
+            found=name,
+        )
+    if member.file_size > limits.ratio_floor_bytes and member.file_size > limits.max_ratio * max(
+        member.compress_size, 1
+    ):
+        ratio = member.file_size / max(member.compress_size, 1)
+        raise HostileArchiveError(
+            archive,
+            f"member expands {ratio:,.0f}:1, more than the limit max_ratio = {limits.max_ratio:,.0f}:1:"
+            " a zip bomb",
+            found=name,
+        )
+
+
+def _path_key(name: str) -> tuple[str, str, bool]:
+    """(folded key, spelled key, is a folder): components joined by NUL, which sorts before any
+    character a name may hold, so a path's descendants sort right after it."""
+    spelled_name = unicodedata.normalize("NFC", name.replace("\\", "/"))
+    spelled = "\0".join(PurePosixPath(spelled_name).parts)
+    folded = unicodedata.normalize("NFC", spelled.casefold())
+    return folded, spelled, spelled_name.endswith("/")
+
+
+def _check_collisions(keys: list[tuple[str, str, bool, str]], archive: str) -> None:
+    """Refuse two members that would land on the same path on some file system.
+
+    Sorted by folded key, members sharing a folded prefix are adjacent, so comparing each member
+    with the next finds every collision: the same path twice (case, backslashes, Unicode form and
+    ``a//b`` ignored), a file that is also a folder, one folder spelled two ways.
+    """
+    keys.sort()
+    for (folded_a, spelled_a, dir_a, name_a), (folded_b, spelled_b, dir_b, name_b) in pairwise(keys):
+        if folded_a == folded_b:
+            if spelled_a == spelled_b and dir_a and dir_b:
+                continue  # a folder entry given twice creates nothing twice
+            if dir_a != dir_b:
+                why = "member is both a file and a folder"
+            elif name_a == name_b:
+                why = "member named twice"
+            else:
+                why = "members name the same path"
+            raise HostileArchiveError(archive, f"{why}: {name_a!r} and {name_b!r}")
+        parts_a, parts_b = folded_a.split("\0"), folded_b.split("\0")
+        common = 0
+        while common < min(len(parts_a), len(parts_b)) and parts_a[common] == parts_b[common]:
+            common += 1
+        if spelled_a.split("\0")[:common] != spelled_b.split("\0")[:common]:
             raise HostileArchiveError(
                 archive,
-                f"member expands to {info.file_size:,} bytes (limit {limits.max_member_bytes:,})",
-                found=info.filename,
+                f"members name one folder two ways: {name_a!r} and {name_b!r}",
             )
-        if info.file_size > limits.ratio_floor_bytes and info.file_size > limits.max_ratio * max(
-            info.compress_size, 1
-        ):
-            ratio = info.file_size / max(info.compress_size, 1)
+        if common == len(parts_a) and not dir_a:
             raise HostileArchiveError(
-                archive,
-                f"member expands {ratio:,.0f}:1 (limit {limits.max_ratio:,.0f}:1): a zip bomb",
-                found=info.filename,
+                archive, f"member is both a file and a folder: {name_a!r} and {name_b!r}"
             )
-        total += info.file_size
-    if total > limits.max_total_bytes:
+
+
+def check_zip(
+    members: Iterable[MemberLike], archive: str, limits: Limits, *, archive_bytes: int
+) -> Expansion:
+    """Refuse the archive from its central directory alone, before anything is extracted.
+
+    ``members`` is consumed once (it may be a stream); only one short key per member is kept, for
+    the collision check.
+    """
+    count = total = 0
+    keys: list[tuple[str, str, bool, str]] = []
+    for member in members:
+        count += 1
+        if count > limits.max_members:
+            raise _over(archive, "members", count, "max_members", limits.max_members)
+        _member_checks(member, archive, limits)
+        total += member.file_size
+        if total > limits.max_total_bytes:
+            raise _over(archive, "bytes expanded (or more)", total, "max_total_bytes", limits.max_total_bytes)
+        folded, spelled, is_dir = _path_key(member.filename)
+        if spelled:
+            keys.append((folded, spelled, is_dir, member.filename))
+    # The whole archive, not only its big members: a thousand members of 1 MiB of zeros each
+    # pass the per-member check but expand a 1 MB archive to 1 GB.
+    if total > limits.ratio_floor_bytes and total > limits.max_ratio * max(archive_bytes, 1):
         raise HostileArchiveError(
-            archive, f"archive expands to {total:,} bytes (limit {limits.max_total_bytes:,})"
+            archive,
+            f"archive of {archive_bytes:,} bytes expands to {total:,} bytes"
+            f" ({total / max(archive_bytes, 1):,.0f}:1), more than the limit max_ratio ="
+            f" {limits.max_ratio:,.0f}:1: a zip bomb",
         )
+    _check_collisions(keys, archive)
+    return Expansion(count, total)
 
 
 def extract_zip(archive: Path, label: str, staging: Path, limits: Limits) -> list[tuple[str, Path]]:
     """Extract into ``staging`` (created empty) after every member passed ``check_zip``.
 
-    The bytes written are counted as they are written, so a member whose header understates its
-    size cannot expand past the limits either.
+    The central directory is read by ``read_central_directory`` first, so an archive past the
+    limits is refused before zipfile builds a ``ZipInfo`` per member. The bytes written are
+    counted as they are written, so a member whose header understates its size cannot expand
+    past the limits either. Any failure while reading a member refuses the archive (an
+    ``InputError``), never escapes as a traceback.
     """
+    name = str(archive)
     try:
+        size = archive.stat().st_size
+        with archive.open("rb") as handle:
+            promised = check_zip(
+                read_central_directory(handle, size, name, limits), name, limits, archive_bytes=size
+            )
         zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(archive, f"not a readable zip archive: {exc}") from exc
+    except InputError:
+        raise
+    except Exception as exc:  # zipfile fails on damaged bytes in many ways; each refuses the archive
+        raise _unreadable(name, f"{type(exc).__name__}: {exc}") from exc
     files: list[tuple[str, Path]] = []
     with zf:
         infos = zf.infolist()
-        check_zip(infos, str(archive), limits)
+        # zipfile read the same bytes; checked again so what is extracted is what was judged.
+        if check_zip(infos, name, limits, archive_bytes=size) != promised:
+            raise HostileArchiveError(archive, "the central directory reads two ways; refused")
         if staging.exists():
             shutil.rmtree(staging)
         staging.mkdir(parents=True)
         root = staging.resolve()
         written = 0
         for info in infos:
-            relative = member_target(info.filename, str(archive))
+            relative = member_target(info.filename, name)
             if info.is_dir() or not relative.parts:
                 continue
             if relative.suffix.casefold() == ".zip":
@@ -210,9 +494,9 @@ def extract_zip(archive: Path, label: str, staging: Path, limits: Limits) -> lis
             target = (root / relative).resolve()
             if not target.is_relative_to(root):
                 raise HostileArchiveError(archive, "member escaping the staging folder", found=info.filename)
-            target.parent.mkdir(parents=True, exist_ok=True)
             member_bytes = 0
             try:
+                target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as source, target.open("xb") as sink:
                     while chunk := source.read(HASH_CHUNK):
                         member_bytes += len(chunk)
@@ -220,16 +504,20 @@ def extract_zip(archive: Path, label: str, staging: Path, limits: Limits) -> lis
                         if member_bytes > limits.max_member_bytes or written > limits.max_total_bytes:
                             raise HostileArchiveError(
                                 archive,
-                                "archive expands past its limits while extracting",
+                                "archive expands past its limits while extracting"
+                                f" (max_member_bytes = {limits.max_member_bytes:,},"
+                                f" max_total_bytes = {limits.max_total_bytes:,})",
                                 found=info.filename,
                             )
                         sink.write(chunk)
+            except HostileArchiveError:
+                raise
             except FileExistsError as exc:
                 raise HostileArchiveError(archive, "member named twice", found=info.filename) from exc
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                if isinstance(exc, HostileArchiveError):
-                    raise
-                raise InputError(archive, f"member cannot be extracted: {exc}", found=info.filename) from exc
+            except Exception as exc:  # a hostile member may fail in any way: it refuses its archive
+                raise InputError(
+                    archive, f"member cannot be extracted: {type(exc).__name__}: {exc}", found=info.filename
+                ) from exc
             files.append((f"{label}/{relative.as_posix()}", target))
     return files
 

@@ -18,11 +18,21 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from esrp_report.catalog import archive as arc
+from esrp_report.catalog import lifeline
 from esrp_report.catalog.parse import FolderJob, ParsedFolder, parse_folder
 from esrp_report.catalog.store import STAGING, Catalog
 from esrp_report.errors import InputError
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
+
+# Folders recorded per transaction: a commit per folder was most of the time of many small
+# folders; a kill loses at most this many records, which the next ingest redoes.
+RECORD_BATCH = 1000
+# Folders sent to a worker in one job, up to this many or this many bytes of files. One folder
+# per job left the workers waiting on the round trip (0.3 ms of parsing for a one-file folder,
+# over 1 ms in all); the byte bound keeps a batch of big folders to one folder's memory.
+JOB_FOLDERS = 64
+JOB_BYTES = 8 << 20
 
 
 @dataclass
@@ -48,32 +58,44 @@ class IngestReport:
         return out
 
 
+Outcome = ParsedFolder | str  # a parsed folder, or why its parsing raised (a bug)
+
+
+def parse_batch(jobs: tuple[FolderJob, ...]) -> list[Outcome]:
+    """Parse several folders in one worker job; one folder's failure costs only that folder.
+
+    A failure comes back as text: an exception may not survive pickling back to the parent.
+    """
+    out: list[Outcome] = []
+    for job in jobs:
+        try:
+            out.append(parse_folder(job))
+        except Exception as exc:  # a bug must not stop the batch; reported per folder
+            out.append(f"{type(exc).__name__}: {exc}")
+    return out
+
+
 class _Pool(Protocol):
-    def submit(self, job: FolderJob) -> Any: ...
+    def submit(self, jobs: tuple[FolderJob, ...]) -> Any: ...
     def completed(self, futures: list[Any]) -> Iterator[Any]: ...
-    def result(self, future: Any) -> ParsedFolder: ...
+    def result(self, future: Any) -> list[Outcome]: ...
 
 
 class _Done:
     """A result computed on the spot, standing in for a future (hashed by identity)."""
 
-    def __init__(self, value: ParsedFolder | Exception) -> None:
+    def __init__(self, value: list[Outcome]) -> None:
         self.value = value
 
 
 class _InProcess:
-    def submit(self, job: FolderJob) -> Any:
-        try:
-            return _Done(parse_folder(job))
-        except Exception as exc:  # a bug must not stop the batch; reported per folder
-            return _Done(exc)
+    def submit(self, jobs: tuple[FolderJob, ...]) -> Any:
+        return _Done(parse_batch(jobs))
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         return iter(futures)
 
-    def result(self, future: Any) -> ParsedFolder:
-        if isinstance(future.value, Exception):
-            raise future.value
+    def result(self, future: Any) -> list[Outcome]:
         return future.value  # type: ignore[no-any-return]
 
 
@@ -81,13 +103,13 @@ class _Local:
     def __init__(self, executor: ProcessPoolExecutor) -> None:
         self.executor = executor
 
-    def submit(self, job: FolderJob) -> Any:
-        return self.executor.submit(parse_folder, job)
+    def submit(self, jobs: tuple[FolderJob, ...]) -> Any:
+        return self.executor.submit(parse_batch, jobs)
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         return as_completed(futures)
 
-    def result(self, future: Any) -> ParsedFolder:
+    def result(self, future: Any) -> list[Outcome]:
         return future.result()  # type: ignore[no-any-return]
 
 
@@ -95,15 +117,15 @@ class _Dask:
     def __init__(self, client: Any) -> None:
         self.client = client
 
-    def submit(self, job: FolderJob) -> Any:
-        return self.client.submit(parse_folder, job, pure=False)
+    def submit(self, jobs: tuple[FolderJob, ...]) -> Any:
+        return self.client.submit(parse_batch, jobs, pure=False)
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         from distributed import as_completed as dask_completed  # noqa: PLC0415 - see _pool
 
         return iter(dask_completed(futures))  # type: ignore[no-untyped-call]
 
-    def result(self, future: Any) -> ParsedFolder:
+    def result(self, future: Any) -> list[Outcome]:
         return future.result()  # type: ignore[no-any-return]
 
 
@@ -126,7 +148,9 @@ def _pool(jobs: int, dask_address: str | None) -> Iterator[_Pool]:
         yield _InProcess()
         return
     context = multiprocessing.get_context("spawn")  # the parent runs Polars' threads: no fork
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as executor:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=lifeline.tie_to_parent, initargs=(os.getpid(),)
+    ) as executor:
         yield _Local(executor)
 
 
@@ -154,8 +178,12 @@ def _scan(
         found.extend(files)
         for zip_path in zips:
             name = label if zip_path == given else f"{label}/{zip_path.relative_to(given).as_posix()}"
-            size = zip_path.stat().st_size
-            digest = arc.sha256_file(zip_path)
+            try:
+                size = zip_path.stat().st_size
+                digest = arc.sha256_file(zip_path)
+            except OSError as exc:  # unreadable: refused alone, the other inputs go on
+                _refuse(catalog, report, name, f"cannot be read: {exc.strerror or exc}")
+                continue
             report.archives += 1
             report.bytes_hashed += size
             if catalog.known_archive(name, digest):
@@ -165,11 +193,8 @@ def _scan(
             private = staging / hashlib.sha256(name.encode()).hexdigest()[:16]
             try:
                 members = arc.extract_zip(zip_path, name, private, limits)
-            except InputError as exc:
-                report.refusals.append(
-                    arc.Refusal(name, exc.detail + (f": {exc.found}" if exc.found else ""))
-                )
-                catalog.record_refusal(name, report.refusals[-1].reason)
+            except InputError as exc:  # every failure of one archive refuses that archive only
+                _refuse(catalog, report, name, exc.detail + (f": {exc.found}" if exc.found else ""))
                 shutil.rmtree(private, ignore_errors=True)
                 continue
             catalog.clear_refusal(name)
@@ -184,6 +209,11 @@ def _scan(
         sized.append((name, path, size, digest))
     report.files = len(sized)
     return arc.group_folders(sized), archives
+
+
+def _refuse(catalog: Catalog, report: IngestReport, name: str, reason: str) -> None:
+    report.refusals.append(arc.Refusal(name, reason))
+    catalog.record_refusal(name, reason)
 
 
 def ingest(
@@ -204,25 +234,34 @@ def ingest(
         try:
             folders, archives = _scan(list(inputs), catalog, limits, report)
             report.folders = len(folders)
-            changed = [f for f in folders if not catalog.known_folder(f.location, f.fingerprint)]
+            known = catalog.folder_fingerprints()
+            changed = [f for f in folders if known.get(f.location) != f.fingerprint]
+            del known
             report.folders_unchanged = len(folders) - len(changed)
             pending_by_archive = {
                 name: sum(1 for f in changed if _inside(f.location, name)) for name in archives
             }
             tell("parse", 0, len(changed))
+            records: list[tuple[str, str, int, list[dict[str, Any]]]] = []
             with _pool(jobs, dask_address) as pool:
                 for done, (folder, parsed) in enumerate(_parsed(pool, changed, jobs), start=1):
-                    if isinstance(parsed, BaseException):
-                        report.failures.append(f"{folder.location}: {type(parsed).__name__}: {parsed}")
+                    if isinstance(parsed, str):
+                        report.failures.append(f"{folder.location}: {parsed}")
                         _forget(pending_by_archive, folder.location)
                         tell("parse", done, len(changed))
                         continue
-                    _write(catalog, folder, parsed, report)
+                    records.append(_write(catalog, folder, parsed, report))
                     report.folders_parsed += 1
-                    for name in _finish(pending_by_archive, folder.location):
+                    finished = _finish(pending_by_archive, folder.location)
+                    if finished or len(records) >= RECORD_BATCH:
+                        # An archive is recorded only after every folder of it is.
+                        catalog.record_folders(records)
+                        records.clear()
+                    for name in finished:
                         a = archives[name]
                         catalog.record_archive(a.name, a.sha256, a.size)
                     tell("parse", done, len(changed))
+            catalog.record_folders(records)
             for name, left in pending_by_archive.items():
                 if left == 0 and name in archives:  # an archive with nothing new inside
                     catalog.record_archive(name, archives[name].sha256, archives[name].size)
@@ -252,36 +291,56 @@ def _forget(pending: dict[str, int], location: str) -> None:
             pending[name] = -1_000_000
 
 
+def _batches(folders: list[arc.ResultsFolder]) -> Iterator[list[arc.ResultsFolder]]:
+    batch: list[arc.ResultsFolder] = []
+    size = 0
+    for folder in folders:
+        batch.append(folder)
+        size += sum(f.size for f in folder.files)
+        if len(batch) >= JOB_FOLDERS or size >= JOB_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def _parsed(
     pool: _Pool, folders: list[arc.ResultsFolder], jobs: int
-) -> Iterator[tuple[arc.ResultsFolder, ParsedFolder | BaseException]]:
-    """Parsed folders as they complete, with at most two per worker in flight (bounded memory)."""
+) -> Iterator[tuple[arc.ResultsFolder, Outcome]]:
+    """Parsed folders as they complete, with at most two batches per worker in flight (bounded
+    memory: a batch holds one big folder or several small ones)."""
     window = max(2, 2 * jobs)
-    queue = iter(folders)
-    in_flight: dict[Any, arc.ResultsFolder] = {}
+    queue = _batches(folders)
+    in_flight: dict[Any, list[arc.ResultsFolder]] = {}
 
     def fill() -> None:
         while len(in_flight) < window:
-            folder = next(queue, None)
-            if folder is None:
+            batch = next(queue, None)
+            if batch is None:
                 return
-            job = FolderJob(
-                folder.location, tuple((f.name, str(f.path), f.sha256, f.size) for f in folder.files)
+            job = tuple(
+                FolderJob(f.location, tuple((s.name, str(s.path), s.sha256, s.size) for s in f.files))
+                for f in batch
             )
-            in_flight[pool.submit(job)] = folder
+            in_flight[pool.submit(job)] = batch
 
     fill()
     while in_flight:
         future = next(iter(pool.completed(list(in_flight))))
-        folder = in_flight.pop(future)
+        batch = in_flight.pop(future)
         try:
-            yield folder, pool.result(future)
-        except Exception as exc:  # reported per folder, the batch goes on
-            yield folder, exc
-        fill()
+            outcomes = pool.result(future)
+        except Exception as exc:  # the worker itself failed: each folder of the batch reported
+            outcomes = [f"{type(exc).__name__}: {exc}"] * len(batch)
+        fill()  # the workers go on while this batch is written
+        yield from zip(batch, outcomes, strict=True)
 
 
-def _write(catalog: Catalog, folder: arc.ResultsFolder, parsed: ParsedFolder, report: IngestReport) -> None:
+def _write(
+    catalog: Catalog, folder: arc.ResultsFolder, parsed: ParsedFolder, report: IngestReport
+) -> tuple[str, str, int, list[dict[str, Any]]]:
+    """Store the folder's runs now; return the folder's record, written later in a batch (after
+    its runs, so a folder is never recorded without them)."""
     for run in parsed.runs:
         outcome = catalog.put_run(run)
         if outcome == "added":
@@ -291,4 +350,4 @@ def _write(catalog: Catalog, folder: arc.ResultsFolder, parsed: ParsedFolder, re
         else:
             report.runs_unchanged += 1
     report.file_errors += sum(1 for p in parsed.problems if p["severity"] == "error")
-    catalog.record_folder(folder.location, folder.fingerprint, len(parsed.runs), parsed.problems)
+    return folder.location, folder.fingerprint, len(parsed.runs), parsed.problems

@@ -181,14 +181,46 @@ class Catalog:
         row = self._one("SELECT fingerprint FROM folders WHERE location = ?", [location])
         return row is not None and row[0] == fingerprint
 
+    def folder_fingerprints(self) -> dict[str, str]:
+        """Every recorded folder's fingerprint, in one query: asking per folder costs a DuckDB
+        round trip each (0.35 ms; 17 s for 50,000 folders)."""
+        return dict(self.con.execute("SELECT location, fingerprint FROM folders").fetchall())
+
     def record_folder(
         self, location: str, fingerprint: str, runs: int, problems: list[dict[str, Any]]
     ) -> None:
+        self.record_folders([(location, fingerprint, runs, problems)])
+
+    def record_folders(self, records: list[tuple[str, str, int, list[dict[str, Any]]]]) -> None:
+        """Record many folders (location, fingerprint, runs, problems) in one transaction.
+
+        One transaction per folder cost about 5 ms (a commit, three statements, an Arrow
+        insert), most of 50,000 small folders' ingest time; batched, the cost is per batch.
+        """
+        if not records:
+            return
+        locations = pl.DataFrame({"location": [r[0] for r in records]}, schema={"location": pl.String()})
+        folders = pl.DataFrame(
+            {
+                "location": [r[0] for r in records],
+                "fingerprint": [r[1] for r in records],
+                "runs": [r[2] for r in records],
+            },
+            schema={"location": pl.String(), "fingerprint": pl.String(), "runs": pl.Int64()},
+        )
+        problems = [{"run_id": None, **p} for r in records for p in r[3]]
         with self.transaction():
-            self.con.execute("DELETE FROM folders WHERE location = ?", [location])
-            self.con.execute("INSERT INTO folders VALUES (?, ?, ?)", [location, fingerprint, runs])
-            self.con.execute("DELETE FROM problems WHERE run_id IS NULL AND location = ?", [location])
-            self._insert_dicts("problems", [{"run_id": None, **p} for p in problems])
+            self.con.register("recorded", locations.to_arrow())
+            try:
+                self.con.execute("DELETE FROM folders WHERE location IN (SELECT location FROM recorded)")
+                self.con.execute(
+                    "DELETE FROM problems WHERE run_id IS NULL"
+                    " AND location IN (SELECT location FROM recorded)"
+                )
+            finally:
+                self.con.unregister("recorded")
+            self._insert_frame("folders", folders)
+            self._insert_dicts("problems", problems)
 
     def record_refusal(self, source: str, reason: str) -> None:
         with self.transaction():
