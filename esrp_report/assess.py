@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from esrp_report import aggregate as agg
 from esrp_report import compare, metrics
 from esrp_report.model import Problem, Run, Server, Solution, TableKind, TestKind
-from esrp_report.rules import Rule, RuleResult, RunEvidence, Status, evaluate_run, roll_up
+from esrp_report.rules import Rule, RuleResult, RunEvidence, Status, evaluate_run, roll_up, verdict_reason
 
 EXPECTED_KINDS = (TestKind.PERFORMANCE, TestKind.STRESS, TestKind.DATABASE_BACKUP, TestKind.SOFT_RECOVERY)
 
@@ -26,8 +26,13 @@ class RunAssessment:
     problems: list[Problem]
 
     @property
+    def unread(self) -> bool:
+        """Was part of this run's evidence unreadable (a required section missing)?"""
+        return any(p.unread for p in self.problems)
+
+    @property
     def status(self) -> Status:
-        return roll_up(self.results)
+        return _unless_unread(roll_up(self.results), self.unread)
 
     def instance_status(self, instance: str) -> Status:
         return roll_up(r for r in self.results if r.instance == instance)
@@ -44,7 +49,8 @@ class ServerAssessment:
 
     @property
     def status(self) -> Status:
-        return roll_up(r for run in self.runs for r in run.results)
+        unread = any(run.unread for run in self.runs)
+        return _unless_unread(roll_up(r for run in self.runs for r in run.results), unread)
 
     @property
     def results(self) -> list[RuleResult]:
@@ -61,11 +67,32 @@ class SolutionAssessment:
 
     @property
     def status(self) -> Status:
-        return roll_up(r for s in self.servers for r in s.results)
+        unread = any(p.unread for p in self.problems) or any(r.unread for s in self.servers for r in s.runs)
+        return _unless_unread(roll_up(r for s in self.servers for r in s.results), unread)
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is not PASS, in one line ("" for PASS)."""
+        parts = [verdict_reason(self.results)] if self.status is not Status.PASS else []
+        unread = self.unread_reasons
+        if unread:
+            parts.append(f"{len(unread)} part(s) of the evidence not read (first: {unread[0]})")
+        return "; ".join(p for p in parts if p)
+
+    @property
+    def unread_reasons(self) -> list[str]:
+        """What could not be read: each file or section, with why."""
+        problems = list(self.problems) + [p for s in self.servers for r in s.runs for p in r.problems]
+        return [p.describe() for p in problems if p.unread]
 
     @property
     def results(self) -> list[RuleResult]:
         return [r for s in self.servers for r in s.results]
+
+
+def _unless_unread(status: Status, unread: bool) -> Status:
+    """A verdict judged without part of its evidence is INCOMPLETE at best."""
+    return Status.INCOMPLETE if unread and status is Status.PASS else status
 
 
 def _target(run: Run, override: float | None) -> tuple[float | None, str, list[Problem]]:

@@ -24,7 +24,7 @@ from esrp_report.errors import EsrpError
 from esrp_report.model import PLACEHOLDER
 from esrp_report.render import payload, sizing_view, trends_report
 from esrp_report.render.numbers import fmt_number
-from esrp_report.rules import RuleResult, Status, verdict_reason
+from esrp_report.rules import RuleResult, Status
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
 VERDICT_EXIT = {
@@ -684,8 +684,8 @@ def _print_check(a: SolutionAssessment) -> None:
             )
     style = STATUS_STYLE[a.status]
     console.print(f"Solution [bold]{a.name}[/]: [{style}]{a.status.value.upper()}[/]", markup=True)
-    if a.status is Status.INCOMPLETE:
-        console.print(f"  {verdict_reason(a.results)}")
+    if a.status is not Status.PASS and a.reason:
+        console.print(f"  {escape(a.reason)}", markup=True)
 
 
 

@@ -110,6 +110,9 @@ class Problem:
     location: str | None = None
     severity: str = "warning"  # "error" | "warning" | "note"
     lost: int = 0  # rows, samples, cells... skipped because of this problem
+    # Part of the evidence could not be read (a required section missing, a file unreadable):
+    # whatever was judged without it is INCOMPLETE, never PASS.
+    unread: bool = False
 
     def describe(self) -> str:
         where = f"{self.source}: {self.location}" if self.location else self.source

@@ -435,12 +435,15 @@ def test_a_page_that_is_no_jetstress_report_is_refused(tmp_path: Path, page: str
     assert str(path) in str(info.value)
 
 
-def test_a_missing_test_summary_is_an_error_naming_file_and_section(samples: Path, tmp_path: Path) -> None:
+def test_a_missing_test_summary_is_named_and_the_rest_of_the_report_kept(samples: Path, tmp_path: Path) -> None:
     path = tmp_path / "Performance_x.html"
     path.write_text(_without_section(_sample_text(samples), "Test Summary"), encoding="utf-8")
-    with pytest.raises(ReportFormatError, match="required section missing: Test Summary") as info:
-        read_report(path)
-    assert info.value.path == str(path)
+    run = read_report(path)
+    assert run.kind is TestKind.PERFORMANCE and run.overall_result is None
+    assert len(run.tables[TableKind.TRANSACTIONAL].rows) == 20  # the figures it has are kept
+    [missing] = [p for p in run.problems if p.unread]
+    assert missing.source == str(path) and missing.severity == "error"
+    assert missing.message.startswith("required section missing: Test Summary")
 
 
 @pytest.mark.parametrize(
@@ -451,9 +454,19 @@ def test_a_missing_test_summary_is_an_error_naming_file_and_section(samples: Pat
         (NETAPP_CHECKSUM, "Checksum Statistics - All", "Checksum Statistics"),
     ],
 )
-def test_a_missing_statistics_table_is_an_error(samples: Path, name: str, legend: str, section: str) -> None:
-    text = _without_section(_sample_text(samples, name), legend)
-    with pytest.raises(ReportFormatError, match=f"required section missing: {section}"):
+def test_a_missing_statistics_table_is_named_and_the_summary_kept(
+    samples: Path, name: str, legend: str, section: str
+) -> None:
+    run = parse_report_html(_without_section(_sample_text(samples, name), legend), "x.html")
+    assert run.machine and run.test_log is not None  # the rest of the report is read
+    assert [p.message.split(" (")[0] for p in run.problems if p.unread] == [f"required section missing: {section}"]
+
+
+def test_a_report_with_nothing_but_its_title_is_still_refused(samples: Path) -> None:
+    text = _sample_text(samples, NETAPP_RECOVERY)
+    while "<legend>" in text:
+        text = _without_section(text, text.split("<legend>", 1)[1].split("</legend>", 1)[0])
+    with pytest.raises(ReportFormatError, match="required section missing: Soft Recovery Statistics"):
         parse_report_html(text, "x.html")
 
 

@@ -441,9 +441,12 @@ class _Reader:
         )
 
     def require_sections(self, run: Run, found: _Found) -> None:
-        if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and not found.summary:
-            raise _missing(self.source, "Test Summary", "a 'Test Summary' table with 'Overall Test Result'")
+        """A report missing a required section keeps what it has: the section is named as a
+        problem that leaves the run INCOMPLETE, and the rules that needed it are not evaluated.
+        Only a report with nothing else to give is refused."""
         required = {
+            TestKind.PERFORMANCE: (found.summary, "Test Summary", "'Overall Test Result'"),
+            TestKind.STRESS: (found.summary, "Test Summary", "'Overall Test Result'"),
             TestKind.DATABASE_BACKUP: (
                 found.backup,
                 "Database Backup Statistics",
@@ -452,10 +455,25 @@ class _Reader:
             TestKind.SOFT_RECOVERY: (found.recovery, "Soft Recovery Statistics", "'Log files replayed'"),
             TestKind.DB_CHECKSUM: (found.checksum, "Checksum Statistics", "'Seen pages' and 'Bad pages'"),
         }
-        if run.kind in required:
-            present, name, columns = required[run.kind]
-            if not present:
-                raise _missing(self.source, name, f"a '{name}' table with {columns}")
+        if run.kind not in required:
+            return
+        present, name, columns = required[run.kind]
+        if present:
+            return
+        has_other = bool(run.tables or run.host or run.databases or found.summary or found.backup)
+        has_other = has_other or found.recovery or found.checksum
+        if not has_other:
+            raise _missing(self.source, name, f"a '{name}' table with {columns}")
+        self.problems.append(
+            Problem(
+                self.source,
+                f"required section missing: {name} (expected a table with {columns}); what the "
+                "report holds is used, the rules that need this section are not evaluated",
+                location="whole document",
+                severity="error",
+                unread=True,
+            )
+        )
 
     # -- label/value tables: summary, sizing, parameters, database configuration
 

@@ -16,7 +16,7 @@ from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessme
 from esrp_report.audit import AuditResult
 from esrp_report.compare import Disagreement
 from esrp_report.model import Problem, Run, TestLog
-from esrp_report.rules import RuleResult, verdict_reason
+from esrp_report.rules import RuleResult
 
 SCHEMA = "esrp-report/check/2"
 
@@ -146,7 +146,7 @@ def check_payload(a: SolutionAssessment) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "tool_version": __version__,
-        "solution": {"name": a.name, "status": a.status.value, "reason": verdict_reason(a.results)},
+        "solution": {"name": a.name, "status": a.status.value, "reason": a.reason},
         "servers": [server_dict(s) for s in a.servers],
         "aggregates": {kind: summary_dict(v) for kind, v in a.aggregates.items()},
         "backup": backup_dict(a.backup),
