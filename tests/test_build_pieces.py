@@ -73,7 +73,7 @@ def test_a_released_log_keeps_its_chart_series_and_refuses_the_rest() -> None:
     manifest = read_manifest(SAMPLES / "vmax.toml")
     server, _label = next(iter(api._read_servers(manifest, Solution("vmax"))))
     assessed = assess_server(server, load_rules(None))
-    [run] = [a.run for a in assessed.runs if a.run.counter_log is not None]
+    run = next(a.run for a in assessed.runs if a.run.counter_log is not None)  # the Performance run
     log = run.counter_log
     assert log is not None
     fresh = read_counter_csv(Path(log.source))

@@ -246,7 +246,8 @@ def test_css_in_an_override_cannot_pull_a_secret_into_the_pdf(design: Path, secr
     _override(design, {"style.css": hostile + style})
     result = _build(design)
     _assert_secret_nowhere(design / "out")
-    assert result.exit_code == 0, result.output
+    # The document is built (NetApp's evidence has no counter logs: INCOMPLETE, exit 3).
+    assert result.exit_code == 3, result.output
     assert "refused to fetch" in result.output
     assert leak_css.as_uri() in result.output and (design / "linked.css").as_uri() in result.output
 
