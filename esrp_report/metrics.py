@@ -108,6 +108,7 @@ class CounterMetrics:
     host_damaged: dict[str, int] = field(default_factory=dict)
     lost_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
     samples_lost: int = 0  # samples of the log lost whole (placement in time unknown)
+    reads_composition: str = ""  # how I/O Database Reads/sec was read (see _decide_composition)
     backward_stamps: int = 0  # samples stamped earlier than the one before them
 
     def caveats(self) -> list[str]:
@@ -356,6 +357,7 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     host = _host_expressions(log)
     volumes = _volume_expressions(log)
     reads = _transactional_expressions(columns, lambda c: _valid(pl.col(c), sample_bounds))
+    reads |= _totals_if_transactional_only(columns, lambda c: _valid(pl.col(c), sample_bounds))
     host_bounds = {label: cmap.bounds(cmap.host_counters[label][1]) for label in host}
     expressions = {f"col|{c}": _valid(pl.col(c), sample_bounds) for c in wanted}
     expressions |= {f"host|{label}": _valid(e, host_bounds[label]) for label, e in host.items()}
@@ -387,7 +389,10 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
         )
         return result
 
-    derived = _transactional_reads(reduced, columns)
+    readings = _reads_readings(reduced, columns)
+    composition = _decide_composition(run, readings)
+    result.reads_composition = composition.reading
+    result.problems.append(Problem(log.source, composition.statement, severity=composition.severity))
     transactional = InstanceTable(TableKind.TRANSACTIONAL, source=log.source)
     bdm = InstanceTable(TableKind.BACKGROUND_MAINTENANCE, source=log.source)
     replication = InstanceTable(TableKind.LOG_REPLICATION, source=log.source)
@@ -401,9 +406,10 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
         result.latency_samples[name] = {
             key: reduced.count(f"col|{col}") for key, col in per.items() if key in m.LATENCY_METRICS
         }
-        total.rows.append(
-            InstanceRow(name, {k: v for k, v in means.items() if k not in (m.BDM_READS, m.BDM_READ_BYTES)})
-        )
+        chosen = readings.get(name, {}).get(composition.reading, {})
+        total_values = {k: v for k, v in means.items() if k not in (m.BDM_READS, m.BDM_READ_BYTES)}
+        total_values.update(chosen.get("total", {}))
+        total.rows.append(InstanceRow(name, total_values))
         bdm_values = {k: means[k] for k in (m.BDM_READS, m.BDM_READ_BYTES) if k in means}
         if bdm_values:
             bdm.rows.append(InstanceRow(name, bdm_values))
@@ -426,8 +432,9 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
                 m.LOG_WRITE_BYTES,
             )
         }
-        trans.update(derived.get(name, {}))
+        trans.update(chosen.get("transactional", {}))
         transactional.rows.append(InstanceRow(name, trans))
+    _drop_impossible_figures(result, log.source, (transactional, bdm, replication, total))
     for table in (transactional, bdm, replication, total):
         if table.rows and any(row.values for row in table.rows):
             result.tables[table.kind] = table
@@ -551,20 +558,136 @@ def _account_for_damage(
         )
 
 
-def _transactional_reads(
-    reduced: Reduction, columns: dict[str, dict[str, str]]
-) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
+def _totals_if_transactional_only(
+    columns: dict[str, dict[str, str]], sample: Callable[[str], pl.Expr]
+) -> dict[str, pl.Expr]:
+    """The Total I/O reads and read size per sample if ``I/O Database Reads/sec`` counts
+    transactional reads only (the other reading of the counters: total = it + maintenance)."""
+    exprs: dict[str, pl.Expr] = {}
+    for name, per in columns.items():
+        if m.DB_READS not in per or m.BDM_READS not in per:
+            continue
+        reads, bdm = sample(per[m.DB_READS]), sample(per[m.BDM_READS])
+        exprs[f"treads|{name}"] = reads + bdm
+        if m.DB_READ_BYTES in per and m.BDM_READ_BYTES in per:
+            moved = reads * sample(per[m.DB_READ_BYTES]) + bdm * sample(per[m.BDM_READ_BYTES])
+            exprs[f"tbytes|{name}"] = pl.when((reads + bdm) > 0).then(moved / (reads + bdm))
+    return exprs
+
+
+INCLUDES_MAINTENANCE = "includes maintenance reads"
+TRANSACTIONAL_ONLY = "transactional reads only"
+_Reading = dict[str, dict[str, float]]  # "transactional" | "total" -> metric -> mean
+
+
+def _reads_readings(reduced: Reduction, columns: dict[str, dict[str, str]]) -> dict[str, dict[str, _Reading]]:
+    """Per instance, the database reads of the Transactional and Total tables under each reading
+    of ``I/O Database Reads/sec``: it includes background-maintenance reads (transactional = it
+    less maintenance; facts §3, inferred from seed 000) or it counts transactional reads only
+    (total = it plus maintenance). Without maintenance counters both readings are the same."""
+    out: dict[str, dict[str, _Reading]] = {}
     for name, per in columns.items():
         if m.DB_READS not in per:
             continue
-        values: dict[str, float] = {}
-        if (reads := reduced.mean(f"reads|{name}")) is not None:
-            values[m.DB_READS] = reads
-        if m.DB_READ_BYTES in per and (size := reduced.mean(f"bytes|{name}")) is not None:
-            values[m.DB_READ_BYTES] = size
-        out[name] = values
+        raw_reads = reduced.mean(f"col|{per[m.DB_READS]}")
+        raw_bytes = reduced.mean(f"col|{per[m.DB_READ_BYTES]}") if m.DB_READ_BYTES in per else None
+        includes: _Reading = {"transactional": {}, "total": {}}
+        only: _Reading = {"transactional": {}, "total": {}}
+        _put(includes["transactional"], m.DB_READS, reduced.mean(f"reads|{name}"))
+        _put(includes["total"], m.DB_READS, raw_reads)
+        _put(only["transactional"], m.DB_READS, raw_reads)
+        if m.DB_READ_BYTES in per:
+            _put(includes["transactional"], m.DB_READ_BYTES, reduced.mean(f"bytes|{name}"))
+            _put(includes["total"], m.DB_READ_BYTES, raw_bytes)
+            _put(only["transactional"], m.DB_READ_BYTES, raw_bytes)
+        if m.BDM_READS in per:
+            _put(only["total"], m.DB_READS, reduced.mean(f"treads|{name}"))
+            if m.DB_READ_BYTES in per and m.BDM_READ_BYTES in per:
+                _put(only["total"], m.DB_READ_BYTES, reduced.mean(f"tbytes|{name}"))
+        else:
+            only = includes
+        out[name] = {INCLUDES_MAINTENANCE: includes, TRANSACTIONAL_ONLY: only}
     return out
+
+
+def _put(values: dict[str, float], key: str, value: float | None) -> None:
+    if value is not None:
+        values[key] = value
+
+
+@dataclass(frozen=True)
+class Composition:
+    reading: str  # INCLUDES_MAINTENANCE or TRANSACTIONAL_ONLY
+    statement: str  # what was decided, on what basis; both readings when undecided
+    severity: str = "note"
+
+
+_AGREES = 0.02  # a reading agrees with the report when the sums differ by at most 2 %
+
+
+def _decide_composition(run: Run, readings: dict[str, dict[str, _Reading]]) -> Composition:
+    """Which reading of ``I/O Database Reads/sec`` the log follows: by comparing the log's
+    transactional reads with the report's when the run has a report, else by which reading
+    gives figures that can exist; undecided, the inferred reading is used and both are shown."""
+    sums = {
+        reading: sum(r[reading]["transactional"].get(m.DB_READS, 0.0) for r in readings.values())
+        for reading in (INCLUDES_MAINTENANCE, TRANSACTIONAL_ONLY)
+    }
+    if abs(sums[INCLUDES_MAINTENANCE] - sums[TRANSACTIONAL_ONLY]) <= 1e-9 * max(1.0, *sums.values()):
+        return Composition(INCLUDES_MAINTENANCE, "the counter log has no maintenance reads to tell apart")
+    report = run.tables.get(TableKind.TRANSACTIONAL)
+    printed = [row.values.get(m.DB_READS) for row in report.rows] if report else []
+    if printed and all(v is not None for v in printed):
+        target = sum(v for v in printed if v is not None)
+        gaps = {reading: abs(total - target) / max(abs(target), 1e-12) for reading, total in sums.items()}
+        best = min(gaps, key=lambda reading: gaps[reading])
+        other = TRANSACTIONAL_ONLY if best == INCLUDES_MAINTENANCE else INCLUDES_MAINTENANCE
+        if gaps[best] <= _AGREES and gaps[other] > 2 * gaps[best]:
+            return Composition(
+                best,
+                f"the counter log's I/O Database Reads/sec {best}: its transactional reads "
+                f"({sums[best]:.3f}/s in all) agree with the report's ({target:.3f}/s) within "
+                f"{gaps[best]:.2%}; the other reading is {gaps[other]:.2%} off",
+            )
+    impossible = {
+        reading
+        for reading in sums
+        if any(v < 0 for r in readings.values() for v in r[reading]["transactional"].values())
+    }
+    if len(impossible) == 1:
+        (bad,) = impossible
+        good = TRANSACTIONAL_ONLY if bad == INCLUDES_MAINTENANCE else INCLUDES_MAINTENANCE
+        return Composition(
+            good,
+            f"the counter log's I/O Database Reads/sec is read as {good}: read as {bad}, "
+            "transactional reads or read sizes would be negative",
+            severity="warning",
+        )
+    return Composition(
+        INCLUDES_MAINTENANCE,
+        "cannot tell whether the counter log's I/O Database Reads/sec includes maintenance reads: "
+        f"transactional reads are {sums[INCLUDES_MAINTENANCE]:.3f}/s in all if it does (the reading "
+        f"used, inferred from published reports), {sums[TRANSACTIONAL_ONLY]:.3f}/s if it does not",
+        severity="warning",
+    )
+
+
+def _drop_impossible_figures(result: CounterMetrics, source: str, tables: tuple[InstanceTable, ...]) -> None:
+    """A mean that cannot exist (negative, not finite) is never a figure: it is left out and
+    named, whatever produced it."""
+    for table in tables:
+        for row in table.rows:
+            for key, value in list(row.values.items()):
+                if not math.isfinite(value) or value < 0:
+                    del row.values[key]
+                    result.problems.append(
+                        Problem(
+                            source,
+                            f"{table.kind.value} {row.instance} {key}: {value!r} cannot exist; not used",
+                            severity="error",
+                            lost=1,
+                        )
+                    )
 
 
 def _host_expressions(log: CounterLog) -> dict[str, pl.Expr]:
