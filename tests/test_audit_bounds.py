@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from benchmarks.audit_document import text_pdf
 from esrp_report.audit import audit
 from esrp_report.cli import app
 from esrp_report.errors import InputError
@@ -31,52 +32,12 @@ def _junk_lines(count: int, seed: int = 7) -> list[str]:
     return [" ".join(rng.choice(_WORDS) for _ in range(10)) for _ in range(count)]
 
 
-def _text_pdf(pages: list[list[str]]) -> bytes:
-    """A PDF whose pages carry the given lines of text (Helvetica), written object by object with
-    its cross-reference table, so that PDFium extracts exactly those lines."""
-    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
-    font = 3
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    kids = []
-    for lines in pages:
-        body = (
-            "BT /F1 10 Tf 12 TL 40 800 Td "
-            + " ".join(
-                "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") Tj T*"
-                for line in lines
-            )
-            + " ET"
-        )
-        stream = body.encode("latin-1")
-        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
-        content = len(objects)
-        objects.append(
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents %d 0 R "
-            b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (content, font)
-        )
-        kids.append(len(objects))
-    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-        b" ".join(b"%d 0 R" % k for k in kids),
-        len(kids),
-    )
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body_bytes in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body_bytes + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
 # --- no verdict without reading anything -----------------------------------------------------------
 
 
 def test_a_junk_pdf_of_many_pages_exits_2_saying_nothing_was_checked(tmp_path: Path) -> None:
     path = tmp_path / "junk.pdf"
-    path.write_bytes(_text_pdf([_junk_lines(40, seed=page) for page in range(30)]))
+    path.write_bytes(text_pdf([_junk_lines(40, seed=page) for page in range(30)]))
     assert len(read_document(path).lines) >= 30 * 40  # it was read: the text is there
     done = runner.invoke(app, ["audit", str(path)])
     assert done.exit_code == 2, done.output
@@ -195,7 +156,7 @@ def test_a_pdf_over_the_page_cap_is_refused_before_extraction(
 ) -> None:
     monkeypatch.setattr(published, "MAX_PDF_PAGES", 5)
     path = tmp_path / "many.pdf"
-    path.write_bytes(_text_pdf([["page"]] * 6))
+    path.write_bytes(text_pdf([["page"]] * 6))
     with pytest.raises(InputError, match=r"the PDF has 6 pages; at most 5 are read \(MAX_PDF_PAGES\)"):
         read_document(path)
     done = runner.invoke(app, ["audit", str(path)])
@@ -205,6 +166,6 @@ def test_a_pdf_over_the_page_cap_is_refused_before_extraction(
 def test_a_pdf_over_the_text_cap_stops_extracting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(published, "MAX_PDF_TEXT_CHARS", 1000)
     path = tmp_path / "wordy.pdf"
-    path.write_bytes(_text_pdf([_junk_lines(20, seed=page) for page in range(10)]))
+    path.write_bytes(text_pdf([_junk_lines(20, seed=page) for page in range(10)]))
     with pytest.raises(InputError, match=r"passes 1,000 characters by page 1; no more is read"):
         read_document(path)

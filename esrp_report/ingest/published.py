@@ -248,7 +248,8 @@ def _clean(line: DocLine) -> DocLine:
         return _prose(line)
     text = raw.rstrip()
     heading = 0
-    match = _HEADING.match(text)
+    # The first character rules out most lines before a regex is run (once per line of 50 MB).
+    match = _HEADING.match(text) if text[:1] == "#" else None
     if match:
         heading = len(match.group(1))
         text = text[match.end() :]
@@ -265,12 +266,14 @@ def _clean(line: DocLine) -> DocLine:
         if cells is None
         else " ".join(c for c in cells if c)
     )
-    if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
+    # isdigit() is true of every character \d matches (and of a few more): only a prefilter.
+    stamped = text[:1].isdigit() and _TIMESTAMP_LINE.match(text) is not None
+    if cells is None and not heading and not stamped:
         spaced = [c.strip() for c in _SPACES.split(_strip_markup(raw).strip()) if c.strip()]
         figures = _label_and_figures(text)
         # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
         cells = figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
-    if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
+    if cells is None and not heading and not stamped:
         cells = _known_label_and_value(text)
     if cells is not None:
         cells = [" ".join(c.split()) for c in cells]
