@@ -59,10 +59,31 @@ class AuditResult:
     unread: list[m.Problem] = field(default_factory=list)
     recomputed: list[RecomputedRow] = field(default_factory=list)
     checked: int = 0  # relations evaluated
+    lines_read: int = 0  # lines the document was reduced to
+    recognised: list[str] = field(default_factory=list)  # what was found: "2 summary table(s)", ...
 
     @property
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
+
+    @property
+    def nothing_checked(self) -> bool:
+        """No relation between the document's figures was evaluated: "0 errors" would be a verdict
+        given without reading anything (a junk file, a PDF of scans), so there is none."""
+        return self.checked == 0 and not self.errors
+
+    def nothing_checked_message(self) -> str:
+        """What was (not) found, for the exit-2 message of a document where nothing was checked."""
+        if not self.recognised:
+            return (
+                f"no ESRP tables recognised in {self.source} ({self.lines_read:,} line(s) read as "
+                f"{self.format}; no summary table, trend table, formula or appendix test report): "
+                "nothing was checked"
+            )
+        return (
+            f"{', '.join(self.recognised)} recognised in {self.source}, but no relation between "
+            "their figures could be checked: nothing was checked"
+        )
 
 
 # --- interval arithmetic on printed figures ------------------------------------------------------
@@ -134,6 +155,8 @@ def _fmt(value: float, decimals: int = 3) -> str:
 def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     result = AuditResult(doc.source, doc.format, doc.convention)
     result.unread = [p for p in doc.problems if p.severity != NOTE]
+    result.lines_read = len(doc.lines)
+    result.recognised = _recognised(doc)
     auditor = _Auditor(doc, rules, result)
     auditor.run()
     result.findings = _merged(result.findings)
@@ -1048,6 +1071,19 @@ class _Auditor:
         for finding in fx.check_formulas(self.doc.formulas, self.doc.all_facts):
             self.result.checked += 1
             self.result.findings.append(finding)
+
+
+def _recognised(doc: PublishedDocument) -> list[str]:
+    """The structures rebuilt from the document, counted (what an unusable input did contain)."""
+    counts = (
+        (len(doc.summary_tables), "summary table(s)"),
+        (len(doc.facts), "configuration fact(s)"),
+        (len(doc.trend_tables), "trend table(s)"),
+        (len(doc.formulas), "formula(s)"),
+        (len(doc.series), "test series"),
+        (len(doc.reports), "appendix test report(s)"),
+    )
+    return [f"{n:,} {what}" for n, what in counts if n]
 
 
 def _iv_or_none(value: DocNumber | None) -> Iv | None:

@@ -205,17 +205,28 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
 ) -> None:
     """Check a published document against itself: sums, aggregates, appendix, thresholds.
 
-    Exit status: 0 no error found, 1 at least one error, 2 unusable input.
+    Exit status: 0 no error found, 1 at least one error, 2 unusable input (including a document
+    in which nothing could be checked).
     """
     try:
         result = api.audit_document(document, rules_file=rules)
-        written = api.write_audit_report(result, out, formats=_formats(formats)) if out is not None else []
+        # No audit report for a document where nothing was checked: it would read as a clean bill.
+        wanted = out is not None and not result.nothing_checked
+        written = api.write_audit_report(result, out, formats=_formats(formats)) if wanted and out else []
     except EsrpError as exc:
         raise _error(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(payload.audit_payload(result), indent=2))
+        data = payload.audit_payload(result)
+        # "0 errors" alone cannot tell a clean document from one where nothing was read.
+        data["status"] = "nothing_checked" if result.nothing_checked else "checked"
+        data["message"] = result.nothing_checked_message() if result.nothing_checked else None
+        typer.echo(json.dumps(data, indent=2))
+        if result.nothing_checked:
+            raise typer.Exit(EXIT_UNUSABLE)
     else:
         _print_audit(result, recompute=recompute)
+        if result.nothing_checked:
+            raise _error(result.nothing_checked_message())
         for path in written:
             _console().print(f"wrote {path}")
     raise typer.Exit(EXIT_FAIL if result.errors else EXIT_PASS)
@@ -249,6 +260,8 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
     convention = (
         f"; per-server tables: {result.summary_convention} convention" if result.summary_convention else ""
     )
+    if result.nothing_checked:
+        return  # no count line: "0 error(s)" would read as a verdict; the caller says why instead
     console.print(
         f"[{style}]{counts['error']} error(s)[/], {counts['warning']} warning(s), {counts['note']} note(s) "
         f"from {result.checked} relations checked ({result.format}{convention})"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
@@ -39,11 +40,24 @@ from esrp_report.model import (
 )
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+# A PDF's pages are extracted one by one: a 5,000-page file of anything would take minutes before
+# a line is read. The largest ESRP documents seen run to about 1,200 pages (ten servers' appendix).
+MAX_PDF_PAGES = 3000
+# The text extracted from a PDF is held to the same bound as a text file's bytes.
+MAX_PDF_TEXT_CHARS = MAX_DOCUMENT_BYTES
+# Table rows and labels of ESRP documents are at most about 1,200 characters (a wide appendix
+# row); a longer line is prose, or no document at all (a file without newlines). Splitting it into
+# cells would build one string per word of it, all of them useless.
+MAX_ROW_CHARS = 8192
+# Lines are cut from a text this many characters at a time (at a newline), so that the whole
+# list of raw lines never exists beside the cleaned ones.
+_CHUNK_CHARS = 1 << 20
 _TAG = re.compile(r"</?(?:b|i|u|em|strong|span|font|sup|sub|a|p|div|ul|li|ol|code)\b[^>]*>", re.IGNORECASE)
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
 _PAIR_LABELS = frozenset({*L.SUMMARY_LABELS, *L.SIZING_LABELS, *L.PARAMETER_LABELS, "host server type"})
+_PAIR_FIRST_WORDS = frozenset(L.normalize_label(label).split(" ")[0] for label in _PAIR_LABELS)
 _CLOCK = re.compile(r"\d+:\d{2}:\d{2}")
 _TIMESTAMP_LINE = re.compile(r"^\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M -- ")
 # A target cell ahead of the figures: "< 20 msec", "<20 msec**", "N/A", "1400".
@@ -54,6 +68,8 @@ _MARKDOWN = re.compile(r"^\s*(#{1,6} |\|.*\|\s*$)", re.M)
 _HEADING = re.compile(r"^(#{1,6})\s+")
 _RULE_ROW = re.compile(r"\|?[\s:|-]+\|?")
 _SPACES = re.compile(r"\s{2,}")
+_WHITESPACE = re.compile(r"\s+")
+_LEADING_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]*")  # what bytes.lstrip() strips
 _INSTANCE_LABEL = re.compile(r"instance\d*\.\d+", re.IGNORECASE)
 _UNIT = re.compile(r"\((?:msec|ms|sec)\)")
 _SLASH = re.compile(r"\s*/\s*")
@@ -62,7 +78,11 @@ _CONVENTION = re.compile(r"ESRP\s*[-–]?\s*Storage\s+Version\s+(\d\.\d)", re.IG
 _DATABASE_PATH = re.compile(r"^database:", re.IGNORECASE)
 _BULLET = re.compile(r"^[-•*]\s+")
 _LABEL_TARGET = re.compile(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", re.IGNORECASE)
-_TREND_CELL = re.compile(r"^(?P<pct>\d+(?:\.\d+)?)%\s*\[(?P<abs>[\d,]*\.?\d+)\s*(?P<unit>[^\]]*)\]$")
+# "39% [360 IOPS]". The absolute figure is digits and commas, then a fraction or a last digit:
+# written "[\d,]*\.?\d+\s*", a long run of digits could be split between the three in every way,
+# and the unit tried after each split (cubic: minutes for a cell of a few thousand digits).
+_TREND_CELL = re.compile(r"^(?P<pct>\d+(?:\.\d+)?)%\s*\[(?P<abs>[\d,]*(?:\.\d+|\d))(?P<unit>[^\]]*)\]$")
+MAX_TREND_CELL_CHARS = 80  # "39% [360 IOPS]": longer cells are not trend cells, and not matched
 _TABLE_TITLE = re.compile(r"^(?:\*\*)?(Table \d+)\b")
 _SECTION_NUMBER = re.compile(r"^(\d+\.\d+)\s")
 _TABLE_START = re.compile(r"^Table \d+")
@@ -80,31 +100,53 @@ _HEADER_WORDS = re.compile(r"database i/o|target values?|values|for \w+ servers|
 def read_document(path: str | Path) -> PublishedDocument:
     """Read a published document (PDF, HTML, text or Markdown) and rebuild its structure."""
     path = Path(path)
+    # The bytes are not kept in this frame: parse_document lets them go once they are decoded.
+    return parse_document(_document_bytes(path), str(path))
+
+
+def _document_bytes(path: Path) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise InputError(path, f"the document is {size:,} bytes; at most {MAX_DOCUMENT_BYTES:,} are read")
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
-    return parse_document(data, str(path))
 
 
 def parse_document(data: bytes, source: str) -> PublishedDocument:
-    if data.lstrip()[:5] == b"%PDF-":
-        lines, kind = _pdf_lines(data, source), "pdf"
-    else:
-        text, _encoding = decode_bytes(data, source)
-        head = text[:4096].casefold()
-        if any(mark in head for mark in ("<html", "<body", "<!doctype html")):
-            lines, kind = _html_lines(text, source), "html"
-        else:
-            kind = "markdown" if _MARKDOWN.search(text[:200_000]) else "text"
-            lines = [DocLine(no, raw) for no, raw in enumerate(text.splitlines(), start=1)]
+    lines, kind = _document_lines(data, source)
+    del data  # the file's bytes and decoded text are not held while the structure is rebuilt
     doc = PublishedDocument(source=source, format=kind)
-    doc.lines = [_clean(line) for line in lines]
+    doc.lines = lines
     _Structure(doc).build()
     return doc
+
+
+def _document_lines(data: bytes, source: str) -> tuple[list[DocLine], str]:
+    """The cleaned lines and the format. A text's lines are cut and cleaned one at a time, so the
+    list of raw lines never exists beside the cleaned ones."""
+    start = _LEADING_SPACE.match(data)
+    at = start.end() if start else 0
+    if data[at : at + 5] == b"%PDF-":  # not data.lstrip(): a copy of the whole file
+        return [_clean(line) for line in _pdf_lines(data, source)], "pdf"
+    text, _encoding = decode_bytes(data, source)
+    head = text[:4096].casefold()
+    if any(mark in head for mark in ("<html", "<body", "<!doctype html")):
+        return [_clean(line) for line in _html_lines(text, source)], "html"
+    kind = "markdown" if _MARKDOWN.search(text[:200_000]) else "text"
+    return [_clean(DocLine(no, raw)) for no, raw in enumerate(_text_lines(text), start=1)], kind
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    """``text.splitlines()``, a chunk at a time: the chunks end just after a newline, where
+    splitlines would cut too, so the lines (and their numbers) are the same."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start + _CHUNK_CHARS) if size - start > _CHUNK_CHARS else -1
+        end = size if end < 0 else end + 1
+        yield from text[start:end].splitlines()
+        start = end
 
 
 def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
@@ -114,14 +156,30 @@ def _pdf_lines(data: bytes, source: str) -> list[DocLine]:
 
     try:
         document = pdfium.PdfDocument(data)
-        pages = []
-        for index in range(len(document)):
-            page = document[index]
-            textpage = page.get_textpage()
-            pages.append(textpage.get_text_bounded() or "")
-            textpage.close()
-            page.close()
-        document.close()
+        try:
+            count = len(document)
+            if count > MAX_PDF_PAGES:
+                # Refused before any page is extracted: the page count is in the file's page tree.
+                raise InputError(
+                    source, f"the PDF has {count:,} pages; at most {MAX_PDF_PAGES:,} are read (MAX_PDF_PAGES)"
+                )
+            pages = []
+            extracted = 0
+            for index in range(count):
+                page = document[index]
+                textpage = page.get_textpage()
+                pages.append(textpage.get_text_bounded() or "")
+                textpage.close()
+                page.close()
+                extracted += len(pages[-1])
+                if extracted > MAX_PDF_TEXT_CHARS:
+                    raise InputError(
+                        source,
+                        f"the PDF's text passes {MAX_PDF_TEXT_CHARS:,} characters by page {index + 1:,}; "
+                        "no more is read",
+                    )
+        finally:
+            document.close()
     except (pdfium.PdfiumError, ValueError, OSError) as exc:
         raise UnsupportedFormatError(
             source, f"the PDF cannot be read: {exc}", location="whole file"
@@ -186,9 +244,12 @@ def _strip_markup(text: str) -> str:
 
 def _clean(line: DocLine) -> DocLine:
     raw = line.raw
+    if len(raw) > MAX_ROW_CHARS:
+        return _prose(line)
     text = raw.rstrip()
     heading = 0
-    match = _HEADING.match(text)
+    # The first character rules out most lines before a regex is run (once per line of 50 MB).
+    match = _HEADING.match(text) if text[:1] == "#" else None
     if match:
         heading = len(match.group(1))
         text = text[match.end() :]
@@ -205,12 +266,14 @@ def _clean(line: DocLine) -> DocLine:
         if cells is None
         else " ".join(c for c in cells if c)
     )
-    if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
+    # isdigit() is true of every character \d matches (and of a few more): only a prefilter.
+    stamped = text[:1].isdigit() and _TIMESTAMP_LINE.match(text) is not None
+    if cells is None and not heading and not stamped:
         spaced = [c.strip() for c in _SPACES.split(_strip_markup(raw).strip()) if c.strip()]
         figures = _label_and_figures(text)
         # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
         cells = figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
-    if cells is None and not heading and not _TIMESTAMP_LINE.match(text):
+    if cells is None and not heading and not stamped:
         cells = _known_label_and_value(text)
     if cells is not None:
         cells = [" ".join(c.split()) for c in cells]
@@ -218,7 +281,19 @@ def _clean(line: DocLine) -> DocLine:
             cells.pop()
         if len(cells) < 2 and not (cells and any(c for c in cells)):
             cells = None
+    if text == raw:
+        text = raw  # one string for both, not two: most lines of a text need no cleaning
     return DocLine(line.no, raw, page=line.page, text=text, cells=cells, heading=heading)
+
+
+def _prose(line: DocLine) -> DocLine:
+    """A line too long to be a table row or a label: prose, never split into cells, and only its
+    first MAX_ROW_CHARS characters looked at. Every later pass works on ``text``, some of them with
+    a split or a copy per line: bounded here, their cost stays linear in the document whatever
+    its line lengths (a 50 MB file with no newline is one line)."""
+    head = line.raw[: 8 * MAX_ROW_CHARS]  # enough for MAX_ROW_CHARS once markup and spaces go
+    text = _WHITESPACE.sub(" ", _strip_markup(head).replace("|", " ")).strip()[:MAX_ROW_CHARS]
+    return DocLine(line.no, line.raw, page=line.page, text=text, cells=None, heading=0)
 
 
 def _known_label_and_value(text: str) -> list[str] | None:
@@ -229,6 +304,8 @@ def _known_label_and_value(text: str) -> list[str] | None:
         return None
     if _INSTANCE_LABEL.fullmatch(words[0]) and ":" in text:
         return [words[0], " ".join(words[1:])]  # database configuration
+    if words[0].strip(" :").casefold() not in _PAIR_FIRST_WORDS:
+        return None  # no known label starts so: the eight joins and normalisations below are spared
     for count in range(min(len(words) - 1, 8), 0, -1):
         if L.normalize_label(" ".join(words[:count])) in _PAIR_LABELS:
             return [" ".join(words[:count]), " ".join(words[count:])]
@@ -273,7 +350,22 @@ def fuzzy_key(label: str, table: dict[str, str], cutoff: float = 0.86) -> str | 
     text = normalize(label)
     if text in table:
         return table[text]
-    return _known_labels(tuple(table.items())).closest(text, cutoff)
+    return _labels_of(table).closest(text, cutoff)
+
+
+# The tables asked about are module constants: found by identity, not by hashing a tuple of
+# their thirty items on every call (once per table row of a document).
+_BY_TABLE: dict[int, tuple[dict[str, str], _KnownLabels]] = {}
+
+
+def _labels_of(table: dict[str, str]) -> _KnownLabels:
+    entry = _BY_TABLE.get(id(table))
+    if entry is None or entry[0] is not table:  # kept alive by the entry: its id is not reused
+        if len(_BY_TABLE) >= 32:
+            _BY_TABLE.clear()
+        entry = (table, _known_labels(tuple(table.items())))
+        _BY_TABLE[id(table)] = entry
+    return entry[1]
 
 
 class _KnownLabels:
@@ -451,12 +543,17 @@ class _Structure:
         tables_since = True
         for i in range(first, len(self.lines)):
             line = self.lines[i]
-            label = L.normalize_label(line.text)
-            if line.cells is not None or not label or _TIMESTAMP_LINE.match(line.text) or len(label) > 120:
-                if line.cells:
-                    tables_since = True
+            if line.cells is not None:
+                tables_since = tables_since or bool(line.cells)
                 continue
-            is_title = any(p.search(label) for p, _k in L.REPORT_KINDS) or bool(L.REPORT_TITLE.search(label))
+            label = L.normalize_label(line.text)
+            if not label or _TIMESTAMP_LINE.match(line.text) or len(label) > 120:
+                continue
+            # Every title pattern needs one of these words: most lines are ruled out by them
+            # before the dozen regexes (which took a fifth of a junk document's reading).
+            is_title = ("report" in label or "jetstress" in label or label.startswith("server ")) and (
+                any(p.search(label) for p, _k in L.REPORT_KINDS) or bool(L.REPORT_TITLE.search(label))
+            )
             if is_title and tables_since:
                 starts.append((i, line.text))
                 tables_since = False
@@ -676,7 +773,7 @@ class _Structure:
                 if not cells:
                     current = None if line.text else current
                 continue
-            parsed = [cell.match(c.strip()) for c in cells[1:]]
+            parsed = [cell.match(c.strip()) if len(c) <= MAX_TREND_CELL_CHARS else None for c in cells[1:]]
             if not any(parsed):
                 header = cells
                 if current is not None and current.rows:
