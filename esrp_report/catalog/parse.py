@@ -85,6 +85,8 @@ def _read(job: FolderJob, parsed: ParsedFolder) -> ev.Evidence:
     for name, path, _digest, _size in job.files:
         try:
             one = ev.read_evidence([Path(path)], strict_files=False)
+            if one.unreadable:
+                raise one.unreadable[0]  # recorded under the name it is catalogued by, below
         except UnsupportedFormatError as exc:  # a README or a screenshot beside the results
             parsed.problems.append(
                 {

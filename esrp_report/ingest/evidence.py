@@ -88,6 +88,7 @@ class Evidence:
     event_logs: list[event_log.EventLog] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files_read: int = 0
+    unreadable: list[InputError] = field(default_factory=list)  # files of a known format that failed
 
 
 def iter_files(paths: Iterable[Path]) -> list[Path]:
@@ -134,6 +135,14 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
             if named:
                 raise
             evidence.problems.append(Problem(str(file), f"skipped: {exc.detail}", severity="note"))
+        except InputError as exc:
+            # A damaged file of a known format costs itself only: it is named with its reason and
+            # the verdict can be INCOMPLETE at best; the other files are judged.
+            evidence.unreadable.append(exc)
+            where = ": ".join(part for part in (exc.location, exc.detail) if part)
+            expected = f"; expected {exc.expected}" if exc.expected else ""
+            message = f"unreadable, not judged: {where}{expected}"
+            evidence.problems.append(Problem(str(file), message, severity="error", unread=True))
     return evidence
 
 
@@ -348,6 +357,8 @@ def _run_keys(run: Run) -> list[tuple[str, str]]:
 def load_solution(paths: Iterable[Path], name: str = "solution") -> Solution:
     paths = list(paths)
     evidence = read_evidence(paths)
+    if evidence.files_read == 0 and evidence.unreadable:
+        raise evidence.unreadable[0]  # nothing else to judge: the reader's own error, exit 2
     if evidence.files_read == 0:
         shown = ", ".join(str(p) for p in paths)
         raise InputError(
