@@ -36,8 +36,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from esrp_report.errors import InputError
-from esrp_report.ingest import blg, counter_csv
+from esrp_report.errors import InputError, UnsupportedFormatError
+from esrp_report.ingest import blg, counter_csv, formats
 from esrp_report.model import Problem
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
@@ -86,9 +86,17 @@ def convert(
     ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time.
     """
     fmt = output_format(output)
-    if blg.sniff_blg(_head(source)):
+    found = formats.detect(source)  # the detector every command uses: one answer per file
+    if found is formats.BLG:
         return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
-    return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+    if found is formats.COUNTER_CSV:
+        return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+    raise UnsupportedFormatError(
+        source,
+        f"convert takes counter logs; this is {found.looks_like}",
+        location="start of file",
+        expected=f"{formats.BLG.looks_like} or {formats.COUNTER_CSV.looks_like}",
+    )
 
 
 def _convert_csv(
@@ -187,14 +195,6 @@ def _utc(moment: datetime, offset: int | None) -> datetime:
     if moment.tzinfo is not None:
         return moment
     return (moment - timedelta(minutes=offset or 0)).replace(tzinfo=UTC)
-
-
-def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(4096)
-    except OSError as exc:
-        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
 
 
 class _Writer:

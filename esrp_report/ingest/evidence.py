@@ -6,89 +6,25 @@ log belong together (same file-name stem, or the counter log the report names).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
-from esrp_report.ingest import (
-    blg,
-    blg_stream,
-    config_xml,
-    counter_csv,
-    event_log,
-    report_html,
-    result_xml,
-    test_log,
-)
+from esrp_report.ingest import event_log, formats
 from esrp_report.ingest.names import kind_from_name, normalized_stem
-from esrp_report.ingest.text import sniff_encoding
-from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
+from esrp_report.model import Problem, Run, Solution, TestKind
 
-HEAD_BYTES = 8192
-
-REPORT_HTML = "jetstress-report-html"
-RESULT_XML = "jetstress-result-xml"
-CONFIG_XML = "jetstress-config-xml"
-TEST_LOG = "jetstress-test-log"
-COUNTER_CSV = "perfmon-csv"
-BLG = "perfmon-blg"
-EVENT_LOG = "windows-event-log"
-
-_TIMESTAMP_LINE = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2}\s*[AP]M -- ", re.MULTILINE)
-
-
-def _decoded_head(head: bytes) -> str:
-    encoding = sniff_encoding(head)
-    return head.decode(encoding, errors="ignore")
-
-
-def detect_format(path: Path) -> str:
-    """The format of a file from its content (the extension only breaks ties)."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError as exc:
-        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
-    suffix = path.suffix.casefold()
-    if blg.sniff_blg(head) or (suffix == ".blg" and not counter_csv.sniff_counter_csv(head)):
-        return BLG
-    if suffix in (".evt", ".evtx"):
-        return EVENT_LOG
-    if counter_csv.sniff_counter_csv(head):
-        return COUNTER_CSV
-    if result_xml.sniff_result_xml(head):
-        return RESULT_XML
-    if config_xml.sniff_config_xml(head):
-        return CONFIG_XML
-    text = _decoded_head(head)
-    if report_html.sniff_report_html(text):
-        return REPORT_HTML
-    if _TIMESTAMP_LINE.search(text):
-        return TEST_LOG
-    raise UnsupportedFormatError(
-        path,
-        "not a supported file",
-        location="start of file",
-        expected="a Jetstress HTML report, result or config XML, test log, or perfmon CSV/TSV",
-    )
-
-
-@dataclass
-class Evidence:
-    """Everything read from the inputs, before assembly into runs."""
-
-    runs: list[Run] = field(default_factory=list)
-    result_xmls: list[Run] = field(default_factory=list)
-    counter_logs: list[CounterLog] = field(default_factory=list)
-    test_logs: list[TestLog] = field(default_factory=list)
-    configs: list[tuple[Path, ConfigProfile]] = field(default_factory=list)
-    event_logs: list[event_log.EventLog] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    files_read: int = 0
-    unreadable: list[InputError] = field(default_factory=list)  # files of a known format that failed
+# The format names, as before the registry (ingest/formats.py) held them.
+REPORT_HTML = formats.REPORT_HTML.name
+RESULT_XML = formats.RESULT_XML.name
+CONFIG_XML = formats.CONFIG_XML.name
+TEST_LOG = formats.TEST_LOG.name
+COUNTER_CSV = formats.COUNTER_CSV.name
+BLG = formats.BLG.name
+EVENT_LOG = formats.EVENT_LOG.name
+detect_format = formats.detect_format
+Evidence = formats.Evidence
 
 
 def iter_files(paths: Iterable[Path]) -> list[Path]:
@@ -111,26 +47,7 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
     for file in iter_files(paths):
         named = strict_files or file.resolve() in explicit
         try:
-            fmt = detect_format(file)
-            if fmt == REPORT_HTML:
-                evidence.runs.append(report_html.read_report(file))
-            elif fmt == RESULT_XML:
-                evidence.result_xmls.append(result_xml.read_result_xml(file))
-            elif fmt == CONFIG_XML:
-                profile, problems = config_xml.read_config_xml_with_problems(file)
-                evidence.configs.append((file, profile))
-                evidence.problems.extend(problems)
-            elif fmt == COUNTER_CSV:
-                evidence.counter_logs.append(counter_csv.read_counter_log(file))
-            elif fmt == TEST_LOG:
-                evidence.test_logs.append(test_log.read_test_log(file))
-            elif fmt == BLG:
-                evidence.counter_logs.append(blg_stream.read_blg_log(file))
-            elif fmt == EVENT_LOG:
-                log = event_log.read_event_log(file)
-                evidence.event_logs.append(log)
-                evidence.problems.extend(log.problems)
-            evidence.files_read += 1
+            formats.read_into(file, evidence)
         except UnsupportedFormatError as exc:
             if named:
                 raise

@@ -1,0 +1,81 @@
+"""One detector for every command: ingest/formats.py (issue "One evidence pipeline", item 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from esrp_report.cli import app
+from esrp_report.ingest import formats
+from esrp_report.ingest.evidence import read_evidence
+from esrp_report.model import Run, TestKind
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("EMAIL5/Performance_2011_3_11_13_27_46.html", formats.REPORT_HTML),
+        ("EMAIL5/Performance_2011_3_11_13_27_46.xml", formats.RESULT_XML),
+        ("EMAIL5/JetstressConfig.xml", formats.CONFIG_XML),
+        ("EMAIL5/Performance_2011_3_11_13_27_46.csv", formats.COUNTER_CSV),
+        ("vmax/EMAIL2/System_2011_3_15_14_28_41.evt", formats.EVENT_LOG),
+    ],
+)
+def test_each_sample_is_recognised_by_its_content(samples: Path, tmp_path: Path, name: str, expected: object) -> None:
+    assert formats.detect(samples / name) is expected
+    renamed = tmp_path / "evidence.dat"  # the name is no help, except where only it can tell (.evt)
+    renamed.write_bytes((samples / name).read_bytes())
+    if expected is not formats.EVENT_LOG:
+        assert formats.detect(renamed) is expected
+
+
+def test_inspect_and_convert_give_the_same_answer_for_a_file_that_is_no_counter_log(tmp_path: Path) -> None:
+    report = tmp_path / "notes.csv"
+    report.write_text("just,some,cells\r\n1,2,3\r\n", encoding="utf-8")
+    inspected = runner.invoke(app, ["inspect", str(report)])
+    converted = runner.invoke(app, ["convert", str(report), "-o", str(tmp_path / "x.csv")])
+    assert inspected.exit_code == converted.exit_code == 2
+    assert "not a supported file" in inspected.output and "not a supported file" in converted.output
+
+
+@pytest.fixture
+def toy_format() -> Iterator[formats.EvidenceFormat]:
+    def recognises(head: formats.Head) -> bool:
+        return head.data.startswith(b"TOY1")
+
+    def read(path: Path, evidence: formats.Evidence) -> None:
+        evidence.runs.append(Run(TestKind.PERFORMANCE, path.read_text().split()[1], sources=[str(path)]))
+
+    fmt = formats.register(formats.EvidenceFormat("toy", "a toy file", recognises, read))
+    try:
+        yield fmt
+    finally:
+        formats.FORMATS.remove(fmt)
+
+
+def test_a_new_format_is_one_registration(toy_format: formats.EvidenceFormat, tmp_path: Path) -> None:
+    (tmp_path / "run.toy").write_text("TOY1 MBX7")
+    evidence = read_evidence([tmp_path])
+    assert [run.machine for run in evidence.runs] == ["MBX7"]
+    assert formats.detect_format(tmp_path / "run.toy") == "toy"
+    with pytest.raises(ValueError, match="registered already"):
+        formats.register(toy_format)
+
+
+def test_reading_a_folder_imports_no_reader_it_does_not_need(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "Performance_x.txt").write_text("3/11/2011 1:27:46 PM -- Jetstress testing begins ...\n")
+    code = (
+        "import sys; from pathlib import Path; from esrp_report.ingest.evidence import read_evidence; "
+        f"read_evidence([Path({str(tmp_path)!r})]); "
+        "print('esrp_report.ingest.blg_stream' in sys.modules, 'esrp_report.ingest.test_log' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]  # the test log's reader, and not the binary log's
