@@ -23,6 +23,7 @@ from esrp_report.ingest import (
     result_xml,
     test_log,
 )
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import ConfigProfile, CounterLog, Problem, Run, Solution, TestKind, TestLog
@@ -47,6 +48,7 @@ def _decoded_head(head: bytes) -> str:
 
 def detect_format(path: Path) -> str:
     """The format of a file from its content (the extension only breaks ties)."""
+    require_regular_file(path)  # a FIFO would block the open below forever
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -91,14 +93,18 @@ class Evidence:
 
 
 def iter_files(paths: Iterable[Path]) -> list[Path]:
+    """The files under ``paths``: a folder's regular files (links not followed), and each path
+    named directly, which must be a regular file (a FIFO or a device is refused by name at once,
+    never opened: reading either would hang)."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
+            # is_file() is true for regular files only: FIFOs, sockets and devices in a folder
+            # are passed over, and links are not followed (docs/security.md).
             files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink())
-        elif path.exists():
-            files.append(path)
         else:
-            raise InputError(path, "no such file or folder")
+            require_regular_file(path)
+            files.append(path)
     return files
 
 

@@ -25,6 +25,7 @@ from esrp_report import model as m
 from esrp_report.errors import InputError, ReportFormatError, UnsupportedFormatError
 from esrp_report.ingest import labels as L
 from esrp_report.ingest import report_html as rh
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.text import decode_bytes
 from esrp_report.model import (
     DocLine,
@@ -80,8 +81,8 @@ _HEADER_WORDS = re.compile(r"database i/o|target values?|values|for \w+ servers|
 def read_document(path: str | Path) -> PublishedDocument:
     """Read a published document (PDF, HTML, text or Markdown) and rebuild its structure."""
     path = Path(path)
+    size = require_regular_file(path).st_size  # a FIFO or /dev/zero is refused, never opened
     try:
-        size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise InputError(path, f"the document is {size:,} bytes; at most {MAX_DOCUMENT_BYTES:,} are read")
         data = path.read_bytes()
