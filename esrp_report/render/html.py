@@ -262,12 +262,13 @@ def _render(
     logo = _data_uri(manifest_dir / doc.manifest.branding.logo) if doc.manifest.branding.logo else None
     try:
         template = env.get_template(name)
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(f"{exc.filename or name}: line {exc.lineno}: {exc.message}") from exc
-    try:
         return _fill(template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, **extra)
+    except jinja2.TemplateSyntaxError as exc:  # the page's or an included partial's, compiled late
+        raise TemplateError(f"{exc.filename or exc.name or name}: line {exc.lineno}: {exc.message}") from exc
     except SecurityError as exc:
         raise TemplateError(f"template {name!r} (or an override) tried something unsafe: {exc}") from exc
+    except jinja2.TemplateError as exc:  # an override naming a missing template or an undefined value
+        raise TemplateError(f"template {name!r} (or an override): {type(exc).__name__}: {exc}") from exc
 
 
 def _fill(
