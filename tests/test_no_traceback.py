@@ -161,11 +161,17 @@ def fifo(tmp_path: Path) -> Path:
         ["convert", "{}", "-o", "x.csv"],
         ["audit", "{}"],
         ["check", "{}"],
+        ["check", "{samples}/3650-4", "--rules", "{}"],
+        ["size", "{}"],
     ],
-    ids=["inspect", "inspect-averages", "convert", "audit", "check"],
+    ids=["inspect", "inspect-averages", "convert", "audit", "check", "check-rules", "size-spec"],
 )
 def test_fifo_is_refused_at_once_by_name(tmp_path: Path, fifo: Path, command: list[str]) -> None:
-    done = _cli(*(str(fifo) if part == "{}" else part for part in command), cwd=tmp_path)
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    done = _cli(
+        *(str(fifo) if part == "{}" else part.replace("{samples}", str(samples)) for part in command),
+        cwd=tmp_path,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     message = " ".join(done.stderr.split())
     assert str(fifo) in message and "FIFO" in message and "not a file" in message

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report.errors import InputError
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 
 QUOTA_GB = "mailbox_quota_gb"
@@ -28,6 +29,7 @@ class SizingSpecError(InputError):
 
 def load_sizing_spec(path: Path, *, base: SizingSpec | None = None) -> SizingSpec:
     """A spec file: its keys at the top level; keys it leaves out keep ``base`` (default: the paper's)."""
+    require_regular_file(path)  # a FIFO would block the read forever
     try:
         raw = path.read_bytes()
     except OSError as exc:

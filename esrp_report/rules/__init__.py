@@ -17,6 +17,7 @@ from typing import Any
 from esrp_report import model as m
 from esrp_report.compare import instance_key
 from esrp_report.errors import RulesError
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.model import Generation, Run, TableKind, TestKind
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
@@ -182,6 +183,7 @@ def load_rules(override: str | Path | None = None) -> list[Rule]:
     text = resources.files("esrp_report.rules").joinpath("thresholds.toml").read_text(encoding="utf-8")
     rules = _load_document(text, "built-in thresholds", {})
     if override is not None:
+        require_regular_file(override)  # a FIFO would block the read forever (an InputError)
         try:
             user_text = Path(override).read_text(encoding="utf-8")
         except OSError as exc:
