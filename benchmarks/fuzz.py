@@ -1039,6 +1039,27 @@ def run_in_process(fmt: str, count: int, seed: int = 0, *, timeout: float = 10.0
         return status
 
 
+def replay(fmt: str, files: list[Path], *, timeout: float) -> int:
+    """Run saved inputs (reproducers) through one harness, as a worker would; 1 if any is a finding."""
+    if fmt not in FORMATS:
+        raise SystemExit(f"--replay needs one --format of: {', '.join(FORMATS)}")
+    with tempfile.TemporaryDirectory(prefix="esrp-fuzz-replay-") as folder:
+        work = Path(folder)
+        session = Session(fmt, work, work / "findings", timeout=timeout, rss_mb=4096)
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        try:
+            for file in files:
+                before = dict(session.outcomes)
+                session.run(file.read_bytes())
+                outcome = next(k for k, v in session.outcomes.items() if v != before.get(k, 0))
+                print(f"{file}: {outcome}")
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+        for signature, entry in session.findings.items():
+            print(f"    {entry['kind']}: {signature} x{entry['count']}")
+        return 1 if session.findings else 0
+
+
 # --- worker (a subprocess) ----------------------------------------------------------------------
 
 
@@ -1285,10 +1306,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     parser.add_argument("--seeds", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--replay",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="run saved inputs of one --format and say what each gave",
+    )
     args = parser.parse_args(argv)
     if args.worker:
         worker(args)
         return 0
+    if args.replay:
+        return replay(args.format, args.replay, timeout=args.timeout)
     if args.engine == "auto":
         try:
             import atheris  # noqa: F401
