@@ -209,3 +209,29 @@ def test_require_regular_file_names_what_it_found(tmp_path: Path, fifo: Path) ->
         require_regular_file(tmp_path / "missing")
     with pytest.raises(InputError, match="a directory"):
         require_regular_file(tmp_path)
+
+
+# --- override templates: jinja2 errors reach the user as one line -----------------------------
+
+
+def test_override_template_errors_are_template_errors(tmp_path: Path) -> None:
+    """A hostile or broken override partial (found by the templates fuzz harness): each jinja2
+    error surfaces as render's TemplateError naming the template, not a jinja2 traceback."""
+    from esrp_report.render.html import TemplateError
+
+    fuzz.prepare("templates", tmp_path)
+    render = fuzz._templates_reader()
+    keys = b'[template]\nname = "esrp"\noverride = "override"\n'
+    bundle = tmp_path / "bundle.txt"
+    for index, (body, expected) in enumerate(
+        [
+            (b"{{ nosuchname }}", "UndefinedError: 'nosuchname' is undefined"),
+            (b"{% include 'partials/missing.html' %}", "TemplateNotFound: partials/missing.html"),
+            (b"{% for %}", "kv_table.html: line 1:"),
+        ]
+    ):
+        bundle.write_bytes(fuzz._bundle([("manifest", keys), ("partials/kv_table.html", body)]))
+        with pytest.raises(TemplateError, match=expected):
+            render(bundle, index)
+    bundle.write_bytes(fuzz._bundle([("manifest", keys)]))
+    assert "<html" in str(render(bundle, 9))  # no override partial: the sample renders
