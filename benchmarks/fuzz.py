@@ -374,20 +374,24 @@ def _test_log_seeds() -> list[bytes]:
 
 
 def _manifest_seeds() -> list[bytes]:
-    """The two sample manifests, read as the build reads them (``_prepare_manifest`` lays out the
+    """The two sample manifests, read as the build reads them (``prepare`` lays out the
     files they name): results in ``results/``, and with [template], [branding] and [rules] keys."""
     netapp = (
         (ROOT / "samples/netapp.toml").read_text("utf-8").replace('results = "3650-4"', 'results = "results"')
     )
     vmax = (ROOT / "samples/vmax.toml").read_text("utf-8")
-    vmax = re.sub(r'results = (?:"[^"]*"|\[[^\]]*\])', 'results = "results"', vmax)
+    # One server (the others would name the same results folder: "already another server's"),
+    # and vmax's own [branding] dropped for ours.
+    servers = [m.start() for m in re.finditer(r"^\[\[servers\]\]", vmax, flags=re.M)]
+    end = re.compile(r"^\[(?!\[servers)", re.M).search(vmax, servers[-1]).start()
+    first = re.sub(r'results = (?:"[^"]*"|\[[^\]]*\])', 'results = "results"', vmax[servers[0] : servers[1]])
+    vmax = vmax[: servers[0]] + first + vmax[end:]
+    vmax = re.sub(r"^\[branding\][^\[]*", "", vmax, flags=re.M)
     extra = (
         '\n[template]\nname = "esrp"\noverride = "override"\n'
         '\n[branding]\nlogo = "logo.svg"\nprimary_colour = "#1f4e79"\naccent_colour = "#c00000"\n'
         'page_size = "Letter"\n\n[rules]\nfile = "rules.toml"\n'
     )
-    for table in ("[template]", "[branding]", "[rules]"):
-        vmax = vmax.replace(table, f"[old{table[1:]}")  # keep one copy of each table (ours)
     return [netapp.encode("utf-8"), (netapp + extra).encode("utf-8"), (vmax + extra).encode("utf-8")]
 
 
