@@ -64,7 +64,7 @@ def require_regular_file(path: str | Path) -> os.stat_result:
     try:
         info = Path(path).stat()
     except FileNotFoundError:
-        raise InputError(path, "no such file or folder") from None
+        raise InputError(path, "cannot read file: no such file or folder") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(path, f"cannot read file: {reason}") from None
