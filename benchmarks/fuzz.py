@@ -169,8 +169,25 @@ FORMATS: dict[str, Format] = {
                 "[document]",
                 "[profile]",
                 "[sizing]",
+                "[template]",
+                "[branding]",
+                "[rules]",
+                'override = "override"',
+                'override = "."',
+                'override = "logo.svg"',
+                'name = "../esrp"',
+                'name = "audit"',
+                'logo = "logo.svg"',
+                'logo = "override"',
+                'logo = "missing.png"',
+                'file = "rules.toml"',
+                'file = "results"',
+                'accent_colour = "#zzzzzz"',
+                'page_size = "A3"',
                 'spec = "../x.toml"',
                 'results = "/etc"',
+                'results = "/dev/zero"',
+                'results = "fifo"',
                 "mailboxes = -1",
                 "iops_per_mailbox = nan",
                 "= inf",
@@ -178,6 +195,54 @@ FORMATS: dict[str, Format] = {
                 "[tables.x]",
                 "rows = [[1,2]]",
             ),
+        ),
+        Format(
+            "templates",
+            "bundle.txt",  # a manifest [template]/[branding] part and override partials, see _unbundle
+            True,
+            (
+                "{{ ",
+                " }}",
+                "{% ",
+                " %}",
+                "{% endfor %}",
+                "{% endif %}",
+                "{% include 'partials/kv_table.html' %}",
+                "{% include 'partials/missing.html' %}",
+                "{% include 'document.html' %}",
+                "{% extends 'document.html' %}",
+                "{% block x %}{% endblock %}",
+                "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1) }}",
+                "{{ nosuchname }}",
+                "{{ doc.nosuchattr }}",
+                "{{ doc.servers[99] }}",
+                "{{ doc.__class__ }}",
+                "{{ ''.__class__.__mro__ }}",
+                "{{ m.__init__.__globals__ }}",
+                "{{ doc.manifest.path | basename }}",
+                "{{ 1 / 0 }}",
+                "{{ 'x' | num }}",
+                "{{ none | when }}",
+                "{{ doc | markdown }}",
+                "{{ rows | length }}",
+                "{% set x = [] %}{% do x.append(1) %}",
+                "{% raw %}",
+                "{# ",
+                " #}",
+                "--- partials/run.html ---",
+                "--- document.html ---",
+                "--- partials/../../x.html ---",
+                '[template]\noverride = "override"',
+                'name = "audit"',
+                'name = "../esrp"',
+                'logo = "logo.svg"',
+            ),
+        ),
+        Format(
+            "archive",
+            "results.zip",
+            False,
+            ("PK\x03\x04", "PK\x01\x02", "PK\x05\x06", "\xff\xff\xff\xff", "../", "/", "a/b", "\x00"),
         ),
         Format(
             "published",
@@ -309,7 +374,85 @@ def _test_log_seeds() -> list[bytes]:
 
 
 def _manifest_seeds() -> list[bytes]:
-    return [(ROOT / "samples" / name).read_bytes() for name in ("netapp.toml", "vmax.toml")]
+    """The two sample manifests, read as the build reads them (``prepare`` lays out the
+    files they name): results in ``results/``, and with [template], [branding] and [rules] keys."""
+    netapp = (
+        (ROOT / "samples/netapp.toml").read_text("utf-8").replace('results = "3650-4"', 'results = "results"')
+    )
+    vmax = (ROOT / "samples/vmax.toml").read_text("utf-8")
+    # One server (the others would name the same results folder: "already another server's"),
+    # and vmax's own [branding] dropped for ours.
+    servers = [m.start() for m in re.finditer(r"^\[\[servers\]\]", vmax, flags=re.M)]
+    end = re.compile(r"^\[(?!\[servers)", re.M).search(vmax, servers[-1]).start()
+    first = re.sub(r'results = (?:"[^"]*"|\[[^\]]*\])', 'results = "results"', vmax[servers[0] : servers[1]])
+    vmax = vmax[: servers[0]] + first + vmax[end:]
+    vmax = re.sub(r"^\[branding\][^\[]*", "", vmax, flags=re.M)
+    extra = (
+        '\n[template]\nname = "esrp"\noverride = "override"\n'
+        '\n[branding]\nlogo = "logo.svg"\nprimary_colour = "#1f4e79"\naccent_colour = "#c00000"\n'
+        'page_size = "Letter"\n\n[rules]\nfile = "rules.toml"\n'
+    )
+    return [netapp.encode("utf-8"), (netapp + extra).encode("utf-8"), (vmax + extra).encode("utf-8")]
+
+
+# The templates harness: one input is a bundle of files, each after a line ``--- <name> ---``:
+# ``manifest`` (TOML appended to a fixed manifest: [template] and [branding] keys) and override
+# templates by their name under the override folder (``partials/run.html``, ``document.html``).
+_BUNDLE_PART = re.compile(rb"^--- ([^\r\n]{1,200}) ---\r?$", re.MULTILINE)
+_OVERRIDE_PARTIALS = ("partials/kv_table.html", "partials/run.html", "partials/failures.html")
+
+
+def _bundle(parts: list[tuple[str, bytes]]) -> bytes:
+    return b"".join(
+        b"--- " + name.encode("utf-8") + b" ---\n" + body.rstrip(b"\n") + b"\n" for name, body in parts
+    )
+
+
+def _unbundle(data: bytes) -> list[tuple[str, bytes]]:
+    marks = list(_BUNDLE_PART.finditer(data))
+    return [
+        (mark.group(1).decode("utf-8", "replace"), data[mark.end() + 1 : nxt.start() if nxt else len(data)])
+        for mark, nxt in zip(marks, [*marks[1:], None], strict=False)
+    ]
+
+
+def _templates_seeds() -> list[bytes]:
+    keys = '[template]\nname = "esrp"\noverride = "override"\n\n[branding]\nlogo = "logo.svg"\n'
+    partials = {name: (ROOT / "templates/esrp" / name).read_bytes() for name in _OVERRIDE_PARTIALS}
+    return [_bundle([("manifest", keys.encode()), (name, partials[name])]) for name in _OVERRIDE_PARTIALS] + [
+        _bundle([("manifest", keys.encode()), *partials.items()]),
+        _bundle([("manifest", b'[template]\nname = "esrp"\n')]),  # no override at all
+    ]
+
+
+def _sample_members(folder: str = "3650-4") -> list[tuple[str, bytes]]:
+    return [(f"{folder}/{p.name}", p.read_bytes()) for p in sorted((ROOT / "samples" / folder).iterdir())]
+
+
+def _zip(members: list[tuple[str, bytes]], method: int = 8) -> bytes:
+    import io
+    import warnings
+    import zipfile
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w", compression=method) as archive:
+        warnings.simplefilter("ignore")  # "Duplicate name": wanted here
+        for name, body in members:
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+def _archive_seeds() -> list[bytes]:
+    import zipfile
+
+    members = _sample_members()
+    config = [(f"EMAIL5/{n}", (ROOT / "samples/EMAIL5" / n).read_bytes()) for n in ("JetstressConfig.xml",)]
+    return [
+        _zip(members),
+        _zip(members[:2], zipfile.ZIP_STORED),
+        _zip([("results/", b""), *((f"results/{n}", b) for n, b in members[:3])]),
+        _zip(config + members[:1]),
+    ]
 
 
 def _tiny_pdf(lines: list[str]) -> bytes:
@@ -369,6 +512,8 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "config_xml": _config_xml_seeds,
     "test_log": _test_log_seeds,
     "manifest": _manifest_seeds,
+    "templates": _templates_seeds,
+    "archive": _archive_seeds,
     "published": _published_seeds,
 }
 
@@ -453,6 +598,8 @@ _VALUE = re.compile(rb'(?<==")[^"<>]{0,200}(?=")|(?<=>)[^<>]{1,200}(?=</)')
 
 
 def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[bytes]) -> bytes:
+    if fmt.name == "archive" and rng.random() < 0.35:
+        return _zip_structure(rng)
     size = len(data)
     if fmt.markup and rng.random() < 0.5:
         kind = rng.choice(_GENTLE)
@@ -545,7 +692,171 @@ def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[byte
     return data[: found.start()] + new + data[found.end() :]
 
 
+def _patch_headers(data: bytes, local_at: int, central_at: int, value: int, width: int) -> bytes:
+    """Every local (``PK\\3\\4``) and central (``PK\\1\\2``) header with a field set to ``value``."""
+    out = bytearray(data)
+    for signature, at in ((b"PK\x03\x04", local_at), (b"PK\x01\x02", central_at)):
+        start = out.find(signature)
+        while start >= 0 and start + at + width <= len(out):
+            out[start + at : start + at + width] = value.to_bytes(width, "little")
+            start = out.find(signature, start + 4)
+    return bytes(out)
+
+
+def _zip_structure(rng: random.Random) -> bytes:
+    """A zip built to be awkward, from a few members of a sample results folder: names that repeat,
+    a file and a folder of one name, names climbing out or absolute, links and devices, sizes
+    declared far past the limits, hundreds of members, unknown or encrypted compression."""
+    import stat
+    import zipfile
+
+    members = _sample_members()[: rng.randrange(1, 4)]
+    choice = rng.randrange(12)
+    name = members[0][0]
+    if choice == 0:  # the same name twice
+        members = [*members, (name, b"second")]
+    elif choice == 1:  # a file, then a folder of the same name (or the reverse)
+        pair = [(name, b"file"), (f"{name}/inner.html", b"inner")]
+        members = [*members, *(pair if rng.random() < 0.5 else pair[::-1])]
+    elif choice == 2:  # names climbing out, absolute, drive letters, backslashes
+        odd = rng.choice(
+            ("../x.html", "a/../../x", "/etc/x", "C:x.html", "..\\x.html", "a\\..\\..\\x", ".", "./")
+        )
+        members = [*members, (odd, b"x")]
+    elif choice == 3:  # hundreds of members
+        members = [(f"r/{i}", b"") for i in range(rng.choice((300, 600)))]
+    elif choice == 4:  # a very long name, very deep folders
+        members = [*members, (rng.choice(("a" * 300, "/".join(["d"] * 400), "x" * 5000)), b"x")]
+    elif choice == 5:  # a nested archive
+        members = [*members, ("r/inner.zip", _zip(members[:1]))]
+    data = _zip(members, rng.choice((zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)))
+    if choice in (6, 7):  # a link, a FIFO, a device: the type bits of the external attributes
+        kind = rng.choice((stat.S_IFLNK, stat.S_IFIFO, stat.S_IFCHR, stat.S_IFBLK, stat.S_IFSOCK))
+        data = _patch_headers(data, 10**9, 38, (kind | 0o644) << 16, 4)
+    elif choice == 8:  # sizes declared past the limits (uncompressed, then compressed)
+        data = _patch_headers(
+            data, rng.choice((22, 18)), rng.choice((24, 20)), rng.choice((0xFFFFFFFF, 1 << 31)), 4
+        )
+    elif choice == 9:  # a compression method zipfile does not know, or one it does not ship
+        data = _patch_headers(data, 8, 10, rng.choice((1, 6, 9, 12, 14, 93, 98, 99, 0xFFFF)), 2)
+    elif choice == 10:  # the encrypted flag, or the data-descriptor and UTF-8 flags
+        data = _patch_headers(data, 6, 8, rng.choice((1, 8, 0x800, 0x41)), 2)
+    elif choice == 11:  # a CRC that does not match
+        data = _patch_headers(data, 14, 16, rng.randrange(1 << 32), 4)
+    return data[:MAX_SIZE]
+
+
 # --- the harnesses ------------------------------------------------------------------------------
+
+
+ARCHIVE_LIMITS_MB = (256, 64)  # total, per member: the catalog's checks with limits /dev/shm can hold
+CLOCK_SECONDS = 1_700_000_000  # override files get mtimes from here on (one second per input)
+
+
+def prepare(name: str, workdir: Path) -> None:
+    """Files an input names besides itself, laid out once in the worker's folder: for the
+    manifest and templates harnesses a results folder (samples/3650-4), a logo, a rules file,
+    an override folder, a FIFO (never opened: the readers refuse it)."""
+    if name not in ("manifest", "templates"):
+        return
+    results = workdir / "results"
+    if not results.exists():
+        shutil.copytree(ROOT / "samples/3650-4", results)
+    shutil.copy(ROOT / "samples/branding/esrp-report-logo.svg", workdir / "logo.svg")
+    (workdir / "rules.toml").write_text(
+        '[[rule]]\nid = "db-read-latency-avg"\n[rule.threshold]\nPerformance = 15.0\n', "utf-8"
+    )
+    (workdir / "override" / "partials").mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError, AttributeError):
+        os.mkfifo(workdir / "fifo")
+
+
+def expected_errors(name: str) -> tuple[type[BaseException], ...]:
+    """The outcomes that are clear user errors: InputError everywhere; reading a manifest as the
+    build does also meets the rules file (RulesError) and the templates (render's TemplateError),
+    both EsrpErrors the CLI prints as one line with exit status 2."""
+    from esrp_report.errors import InputError, RulesError
+
+    if name in ("manifest", "templates"):
+        from esrp_report.render.html import TemplateError
+
+        return (InputError, RulesError, TemplateError)
+    return (InputError,)
+
+
+def _read_as_build(path: Path) -> object:
+    """``build`` up to the rendering: the manifest, its rules file, its logo and template folder,
+    and the evidence of each server. A results folder outside the working folder is not walked
+    (a manifest may name any folder; walking / is the user's request, not damage)."""
+    from esrp_report import api
+    from esrp_report.ingest import manifest as manifest_reader
+    from esrp_report.model import Solution
+    from esrp_report.render import html
+    from esrp_report.rules import load_rules
+
+    manifest = manifest_reader.read_manifest(path)
+    base = path.parent.resolve()
+    load_rules(base / manifest.rules_file if manifest.rules_file else None)
+    if manifest.branding.logo:
+        html._data_uri(base / manifest.branding.logo)
+    override = base / manifest.template_override if manifest.template_override else None
+    html.environment(override, manifest.template)
+    for server in manifest.servers:
+        server.results[:] = [
+            p
+            for p in server.results
+            if not ((base / p).is_dir() and not (base / p).resolve().is_relative_to(base))
+        ]
+    solution = Solution(path.stem)
+    return [label for _server, label in api._read_servers(manifest, solution)]
+
+
+def _templates_reader() -> Callable[[Path, int], object]:
+    """Render the screen HTML of the smallest sample solution (samples/netapp.toml, one server)
+    with the bundle's override templates and [template]/[branding] keys; no charts, no PDF."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from esrp_report.api import solution_from_manifest
+    from esrp_report.assess import assess
+    from esrp_report.document import build_document
+    from esrp_report.ingest.manifest import read_manifest
+    from esrp_report.render import html
+    from esrp_report.rules import load_rules
+
+    sample = read_manifest(ROOT / "samples/netapp.toml")
+    solution, labels = solution_from_manifest(sample)
+    rules = load_rules(None)
+    document = build_document(sample, assess(solution, rules), rules, labels)
+    manifest_text = re.sub(
+        r"\n\[(?:template|branding)\][^\[]*", "\n", (ROOT / "samples/netapp.toml").read_text("utf-8")
+    )
+    safe = re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*")
+    generated = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def render(path: Path, index: int) -> object:
+        work = path.parent
+        override = work / "override"
+        shutil.rmtree(override, ignore_errors=True)
+        override.mkdir()
+        keys = b""
+        for name, body in _unbundle(path.read_bytes()):
+            if name == "manifest":
+                keys += body
+            elif safe.fullmatch(name) and ".." not in name.split("/"):  # the harness's own layout
+                target = override / name
+                with contextlib.suppress(OSError):
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(body)
+                    # Jinja2 reloads a cached template when its file's mtime changes: give every
+                    # input's files a new one, so a fast run never renders a stale template.
+                    os.utime(target, (CLOCK_SECONDS + index, CLOCK_SECONDS + index))
+        manifest_path = work / "solution.toml"
+        manifest_path.write_bytes(manifest_text.encode("utf-8") + b"\n" + keys)
+        manifest = read_manifest(manifest_path)
+        return html.render_html(dataclasses.replace(document, manifest=manifest), generated=generated)
+
+    return render
 
 
 def reader_for(name: str) -> Callable[[Path, int], object]:
@@ -580,9 +891,24 @@ def reader_for(name: str) -> Callable[[Path, int], object]:
 
         return lambda path, _i: test_log.read_test_log(path)
     if name == "manifest":
-        from esrp_report.ingest import manifest
+        return lambda path, _i: _read_as_build(path)
+    if name == "templates":
+        return _templates_reader()
+    if name == "archive":
+        from esrp_report.catalog import archive
 
-        return lambda path, _i: manifest.read_manifest(path)
+        limits = archive.Limits(
+            max_total_bytes=ARCHIVE_LIMITS_MB[0] << 20, max_member_bytes=ARCHIVE_LIMITS_MB[1] << 20
+        )
+
+        def extract(path: Path, _i: int) -> object:
+            staging = path.parent / "staging"
+            try:
+                return archive.extract_zip(path, "results", staging, limits)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+
+        return extract
     if name == "published":
         from esrp_report.ingest import published
 
@@ -615,10 +941,9 @@ class Session:
     """Runs inputs of one format through its reader in this process and keeps the tally."""
 
     def __init__(self, fmt: str, workdir: Path, out: Path, *, timeout: float, rss_mb: int) -> None:
-        from esrp_report.errors import InputError
-
         self.fmt = FORMATS[fmt]
-        self.input_error = InputError
+        self.input_error = expected_errors(fmt)
+        prepare(fmt, workdir)
         self.read = reader_for(fmt)
         self.path = workdir / self.fmt.filename
         self.out = out
@@ -644,7 +969,7 @@ class Session:
         except self.input_error as exc:
             self.outcomes[type(exc).__name__] += 1
             if len(self.shapes) < 10_000:
-                self.shapes.add(_message_shape(exc.detail))
+                self.shapes.add(_message_shape(getattr(exc, "detail", str(exc))))
         except RecursionError as exc:
             self._finding("uncaught", _signature(exc), data, traceback.format_exc())
         except Exception as exc:
@@ -716,6 +1041,27 @@ def run_in_process(fmt: str, count: int, seed: int = 0, *, timeout: float = 10.0
         for entry in status["findings"].values():
             entry["inputs"] = [Path(p).read_bytes() for p in entry["reproducers"]]
         return status
+
+
+def replay(fmt: str, files: list[Path], *, timeout: float) -> int:
+    """Run saved inputs (reproducers) through one harness, as a worker would; 1 if any is a finding."""
+    if fmt not in FORMATS:
+        raise SystemExit(f"--replay needs one --format of: {', '.join(FORMATS)}")
+    with tempfile.TemporaryDirectory(prefix="esrp-fuzz-replay-") as folder:
+        work = Path(folder)
+        session = Session(fmt, work, work / "findings", timeout=timeout, rss_mb=4096)
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        try:
+            for file in files:
+                before = dict(session.outcomes)
+                session.run(file.read_bytes())
+                outcome = next(k for k, v in session.outcomes.items() if v != before.get(k, 0))
+                print(f"{file}: {outcome}")
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+        for signature, entry in session.findings.items():
+            print(f"    {entry['kind']}: {signature} x{entry['count']}")
+        return 1 if session.findings else 0
 
 
 # --- worker (a subprocess) ----------------------------------------------------------------------
@@ -964,10 +1310,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     parser.add_argument("--seeds", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--replay",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="run saved inputs of one --format and say what each gave",
+    )
     args = parser.parse_args(argv)
     if args.worker:
         worker(args)
         return 0
+    if args.replay:
+        return replay(args.format, args.replay, timeout=args.timeout)
     if args.engine == "auto":
         try:
             import atheris  # noqa: F401

@@ -27,6 +27,7 @@ from esrp_report.document import Document, build_document
 from esrp_report.errors import EsrpError, InputError
 from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
+from esrp_report.ingest.guards import ascii_int
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.ingest.published import read_document
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
@@ -528,8 +529,9 @@ def _baseline_index(
     for i in range(len(given)):
         if names(i, baseline):
             return i
-    if baseline.isdigit() and 1 <= int(baseline) <= len(given):
-        return int(baseline) - 1
+    position = ascii_int(baseline, max_digits=9)  # '²'.isdigit() is true but int('²') raises
+    if position is not None and 1 <= position <= len(given):
+        return position - 1
     raise trends.TrendError(
         f"--baseline {baseline!r} is none of the runs given ({', '.join(given)}); "
         f"name one {how} or by its position (1, 2, ...)"

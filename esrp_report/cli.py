@@ -314,8 +314,10 @@ def _print_averages(
     file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
 ) -> None:
     from esrp_report.ingest import blg  # noqa: PLC0415 - only this option needs the reader
+    from esrp_report.ingest.guards import require_regular_file  # noqa: PLC0415 - as above
 
     try:
+        require_regular_file(file)  # a FIFO would block the open below forever
         with file.open("rb") as handle:
             head = handle.read(4096)
         if not blg.sniff_blg(head):

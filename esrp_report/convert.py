@@ -16,6 +16,14 @@ path holding ``part-00000.parquet``, ``part-00001.parquet``, ... with the same s
 metadata, each part the next stretch of samples. Read it as one table with
 ``pl.scan_parquet("OUT/*.parquet")``, ``pyarrow.dataset.dataset("OUT")`` or DuckDB's
 ``read_parquet('OUT/*.parquet')``.
+
+A counter path holding a control character (a NUL, a line break, a tab, DEL: only a damaged or
+hostile log has one) is *sanitised*, not refused: every output writes it with each control
+character replaced by U+FFFD, and the conversion reports a warning naming the column and the
+path as read. Arrow refuses (Polars panics on) a column name with a NUL, and a line break in a
+header cell breaks line-based perfmon readers; one damaged name should not cost the other
+columns. Parquet keeps the paths exactly as read, JSON-escaped, in its
+``esrp_report.counter_paths`` metadata.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import pyarrow.parquet as pq
 
 from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import blg, counter_csv, formats
+from esrp_report.ingest.guards import printable, require_regular_file
 from esrp_report.model import Problem
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
@@ -86,6 +95,7 @@ def convert(
     ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time.
     """
     fmt = output_format(output)
+    require_regular_file(source)  # a FIFO would block the first open forever
     found = formats.detect(source)  # the detector every command uses: one answer per file
     if found is formats.BLG:
         return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
@@ -218,6 +228,17 @@ class _Writer:
         self.path = path
         self.fmt = fmt
         self.paths = paths
+        self.problems: list[Problem] = []
+        self.shown = [printable(p) for p in paths]  # what the output's header names each column
+        for number, (read, shown) in enumerate(zip(paths, self.shown, strict=True), start=2):
+            if shown != read:
+                self.problems.append(
+                    Problem(
+                        source,
+                        f"counter path {read!r} holds control characters; written as {shown!r}",
+                        location=f"column {number} (counter {number - 1})",
+                    )
+                )
         self.offset = offset or 0
         self.zone = zone
         self.source = source
@@ -227,7 +248,7 @@ class _Writer:
 
     def __enter__(self) -> _Writer:
         if self.fmt == "parquet":
-            names = _unique(self.paths)
+            names = _unique(self.shown)
             schema = pa.schema(
                 [pa.field("timestamp", pa.timestamp("us", tz="UTC"))]
                 + [pa.field(n, pa.float64()) for n in names],
@@ -245,7 +266,7 @@ class _Writer:
             kind = "CSV" if self.fmt == "csv" else "TSV"
             bias = -self.offset
             first = f"(PDH-{kind} 4.0) ({self.zone or ''})({bias})"
-            cells = [first, *self.paths]
+            cells = [printable(first), *self.shown]
             self._text = self.path.open("wb")
             header = separator.join('"' + c.replace('"', '""') + '"' for c in cells) + "\r\n"
             self._text.write(header.encode("utf-8"))
@@ -272,6 +293,7 @@ class _Writer:
         )
 
     def result(self, result: ConvertResult) -> ConvertResult:
+        result.problems.extend(self.problems)
         if self._parquet is not None:
             result.parts = list(self._parquet.parts)
             result.column_chunks = self._parquet.chunks

@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 
 from esrp_report import model as m
+from esrp_report.ingest.guards import ascii_int
 from esrp_report.model import CounterLog, HostCounter, InstanceRow, InstanceTable, Problem, Run, TableKind
 
 try:  # the compiled binning (setup.py); without a C compiler the NumPy path gives the same bins
@@ -734,7 +735,9 @@ def _volume_expressions(log: CounterLog) -> dict[str, pl.Expr]:
 def _natural_key(name: str) -> list[object]:
     parts: list[object] = []
     for chunk in name.replace(".", " . ").split():
-        parts.append((0, int(chunk)) if chunk.isdigit() else (1, chunk))
+        # Instance names come from the logs: ASCII digits only ('²'.isdigit() is true, int('²') fails).
+        number = ascii_int(chunk)
+        parts.append((0, number) if number is not None else (1, chunk))
     return parts
 
 

@@ -353,3 +353,37 @@ def test_the_override_folder_must_be_a_folder(design: Path) -> None:
         read_manifest(_with(design, '[template]\noverride = "mine"'))
     assert info.value.location == "[template] override"
     assert isinstance(info.value, InputError)
+
+
+# --- an override template cannot hang a build or fill its memory --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "range()"),
+        ("{{ 'a' * 300000000 }}", "repetition"),
+        ("{{ [0] * 10 ** 9 }}", "repetition"),
+        ("{{ 2 ** 10000000 }}", "power"),
+    ],
+)
+def test_an_override_cannot_build_without_bound(source: str, why: str) -> None:
+    from jinja2.sandbox import SecurityError
+
+    from esrp_report.render.html import BoundedSandbox
+
+    env = BoundedSandbox()
+    with pytest.raises(SecurityError, match=why):
+        env.from_string(source).render()
+    env.new_render()
+    assert env.from_string("{% for i in range(3) %}{{ i }}{% endfor %}").render() == "012"
+
+
+@pytest.mark.parametrize(
+    "expression", ["{{ 1 / 0 }}", "{{ 'x' | num }}", "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}"]
+)
+def test_a_failing_expression_in_an_override_is_a_template_error(design: Path, expression: str) -> None:
+    _override(design, {"partials/kv_table.html": expression})
+    result = _build(design)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "template" in result.output.casefold()

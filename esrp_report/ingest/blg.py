@@ -54,6 +54,7 @@ from esrp_report.counter_types import (
 )
 from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_csv import describe_counter_log
+from esrp_report.ingest.guards import ascii_int
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem
 
 try:
@@ -1465,8 +1466,11 @@ class BlgFile:
             self.machine_names.append(machine)
         pairs = strings[1:]
         for number, name in zip(pairs[0::2], pairs[1::2], strict=False):
-            if number.isdigit():
-                table[int(number)] = name
+            # ASCII digits only: one flipped bit turns '2' (0x32) into '²' (0xB2), which
+            # str.isdigit() accepts and int() refuses; such an entry is damage, skipped.
+            index = ascii_int(number)
+            if index is not None:
+                table[index] = name
 
     def _utc_offset(self, record: _Record) -> int | None:
         """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock,

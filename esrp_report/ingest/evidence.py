@@ -12,6 +12,7 @@ from pathlib import Path
 from esrp_report.compare import compare_tables
 from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import event_log, formats
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.model import Problem, Run, Solution, TestKind
 
@@ -28,14 +29,18 @@ Evidence = formats.Evidence
 
 
 def iter_files(paths: Iterable[Path]) -> list[Path]:
+    """The files under ``paths``: a folder's regular files (links not followed), and each path
+    named directly, which must be a regular file (a FIFO or a device is refused by name at once,
+    never opened: reading either would hang)."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
+            # is_file() is true for regular files only: FIFOs, sockets and devices in a folder
+            # are passed over, and links are not followed (docs/security.md).
             files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink())
-        elif path.exists():
-            files.append(path)
         else:
-            raise InputError(path, "no such file or folder")
+            require_regular_file(path)
+            files.append(path)
     return files
 
 

@@ -26,6 +26,7 @@ from esrp_report import model as m
 from esrp_report.errors import InputError, ReportFormatError, UnsupportedFormatError
 from esrp_report.ingest import labels as L
 from esrp_report.ingest import report_html as rh
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.text import decode_bytes
 from esrp_report.model import (
     DocLine,
@@ -105,8 +106,8 @@ def read_document(path: str | Path) -> PublishedDocument:
 
 
 def _document_bytes(path: Path) -> bytes:
+    size = require_regular_file(path).st_size  # a FIFO or /dev/zero is refused, never opened
     try:
-        size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise InputError(path, f"the document is {size:,} bytes; at most {MAX_DOCUMENT_BYTES:,} are read")
         return path.read_bytes()

@@ -6,6 +6,7 @@ import codecs
 from pathlib import Path
 
 from esrp_report.errors import InputError
+from esrp_report.ingest.guards import require_regular_file
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -60,6 +61,7 @@ def decode_bytes(data: bytes, path: str | Path) -> tuple[str, str]:
 
 def read_text(path: str | Path) -> tuple[str, str]:
     """Read a text file in any of the supported encodings; returns (text, encoding)."""
+    require_regular_file(path)  # never open a FIFO or a device: the read would not end
     try:
         data = Path(path).read_bytes()
     except OSError as exc:

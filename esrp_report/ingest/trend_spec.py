@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report.errors import InputError
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.model import DocNumber
 from esrp_report.trends import FIGURE, LATENCIES, PublishedCell, PublishedTable
 
@@ -55,6 +56,7 @@ def parse_cell(text: str) -> PublishedCell | None:
 
 def load_trend_table(path: Path, key: str | None = None) -> PublishedTable:
     """The table ``key`` of the file (the only one when ``key`` is None)."""
+    require_regular_file(path)  # a FIFO would block the read forever
     try:
         raw = path.read_bytes()
     except OSError as exc:

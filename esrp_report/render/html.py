@@ -109,6 +109,47 @@ def markdown(text: str) -> Markup:
     return Markup(_MD.render(text))
 
 
+class BoundedSandbox(ImmutableSandboxedEnvironment):
+    """The sandbox with a bound on what one render may build: an override template must not
+    hang a build or fill its memory (``{% for i in range(10**5) %}`` nested, ``'a' * 10**9``).
+
+    ``range`` hands out at most ``ITEMS`` items over a whole render (nested loops included),
+    and ``*`` or ``**`` whose result would pass ``ITEMS`` items (or digits) is refused before
+    it is computed. :meth:`new_render` restores the budget.
+    """
+
+    ITEMS = 1_000_000
+    intercepted_binops = frozenset({"*", "**"})
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.items_left = self.ITEMS
+        self.globals["range"] = self._range
+
+    def new_render(self) -> None:
+        """Give the next render the whole budget again."""
+        self.items_left = self.ITEMS
+
+    def _range(self, *args: int) -> range:
+        numbers = range(*args)
+        if len(numbers) > self.items_left:
+            raise SecurityError(f"range() past the {self.ITEMS:,} items one render may build")
+        self.items_left -= len(numbers)
+        return numbers
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
+        """``*`` and ``**`` checked for size before they run."""
+        if operator == "*":
+            for sized, times in ((left, right), (right, left)):
+                repeated = isinstance(sized, str | list | tuple) and isinstance(times, int)
+                if repeated and len(sized) * max(times, 0) > self.ITEMS:
+                    raise SecurityError(f"a repetition past {self.ITEMS:,} items")
+        integers = operator == "**" and isinstance(left, int) and isinstance(right, int)
+        if integers and abs(left) > 1 and right * abs(left).bit_length() > self.ITEMS:
+            raise SecurityError(f"a power past {self.ITEMS:,} bits")
+        return super().call_binop(context, operator, left, right)
+
+
 def environment(override: Path | None, name: str) -> jinja2.Environment:
     # A plain name, or ``TEMPLATES / "/"`` would be the root folder and every file on the machine
     # a template.
@@ -130,7 +171,7 @@ def environment(override: Path | None, name: str) -> jinja2.Environment:
         folders.insert(0, override)
     # Sandboxed: an override template comes from whoever wrote the manifest, and a plain
     # environment lets a template reach Python internals (and the os module) through attributes.
-    env = ImmutableSandboxedEnvironment(
+    env = BoundedSandbox(
         loader=ConfinedLoader(folders),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -334,6 +375,8 @@ def _render(
     # Every Jinja2 failure, in the page or anything it includes, is the template's author's
     # mistake: one line naming the template, never a traceback.
     try:
+        if isinstance(env, BoundedSandbox):
+            env.new_render()
         template = env.get_template(name)
         return _fill(template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, **extra)
     except jinja2.TemplateSyntaxError as exc:
@@ -348,6 +391,11 @@ def _render(
         ) from None
     except jinja2.TemplateError as exc:
         raise TemplateError(name, f"the template failed: {exc.message or type(exc).__name__}") from None
+    except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as exc:
+        # An expression in an override failed ({{ 1 / 0 }}, a filter given text): still the
+        # template author's mistake, told in one line.
+        failure = f"{type(exc).__name__}: {exc}"
+        raise TemplateError(name, f"an expression in the template failed: {failure}") from None
 
 
 def _folders(override: Path | None, doc: Document) -> list[Path]:
