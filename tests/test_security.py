@@ -31,6 +31,7 @@ from esrp_report.ingest.manifest import ManifestError, read_manifest
 from esrp_report.ingest.published import MAX_DOCUMENT_BYTES, parse_document, read_document
 from esrp_report.ingest.report_html import read_report
 from esrp_report.ingest.safe_xml import parse_xml
+from esrp_report.model import Problem
 from esrp_report.render.html import environment, markdown
 from esrp_report.render.pdf import render_pdf
 
@@ -329,7 +330,20 @@ def test_results_folders_are_walked_without_following_symbolic_links(tmp_path: P
     (folder / "own.html").write_bytes(NETAPP_PERF.read_bytes())
     (folder / "linked.html").symlink_to(outside / NETAPP_PERF.name)
     (folder / "linked-folder").symlink_to(outside, target_is_directory=True)
-    assert iter_files([folder]) == [folder / "own.html"]
+    inner = folder / "inner"
+    inner.mkdir()
+    (inner / "kept.html").write_bytes(NETAPP_PERF.read_bytes())
+    (folder / "alias.html").symlink_to(inner / "kept.html")  # inside: the same file, read once
+    (folder / "inner-again").symlink_to(inner, target_is_directory=True)  # inside: walked once
+    (inner / "loop").symlink_to(folder, target_is_directory=True)  # back up the tree: no loop
+    (folder / "dangling.html").symlink_to(folder / "gone.html")
+    problems: list[Problem] = []
+    files = iter_files([folder], problems)
+    assert sorted(f.resolve() for f in files) == sorted([(folder / "own.html").resolve(), (inner / "kept.html").resolve()])
+    reported = {Path(p.source).name: p.message for p in problems}
+    assert "outside" in reported["linked.html"] and "outside" in reported["linked-folder"]
+    assert "to nothing" in reported["dangling.html"]
+    assert set(reported) == {"linked.html", "linked-folder", "dangling.html"}
 
 
 def test_an_override_template_cannot_reach_python_internals(tmp_path: Path) -> None:

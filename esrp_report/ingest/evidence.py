@@ -28,20 +28,61 @@ detect_format = formats.detect_format
 Evidence = formats.Evidence
 
 
-def iter_files(paths: Iterable[Path]) -> list[Path]:
-    """The files under ``paths``: a folder's regular files (links not followed), and each path
-    named directly, which must be a regular file (a FIFO or a device is refused by name at once,
-    never opened: reading either would hang)."""
+def iter_files(paths: Iterable[Path], problems: list[Problem] | None = None) -> list[Path]:
+    """The files under ``paths``: each path named directly, which must be a regular file (a FIFO
+    or a device is refused by name at once, never opened: reading either would hang), and a
+    folder's regular files, in name order.
+
+    Inside a folder, a symbolic link is followed when it resolves inside that folder, and
+    otherwise named in ``problems`` and not read (docs/security.md); so is anything that is not
+    a regular file. A file reached twice (a link beside its target) is read once."""
     files: list[Path] = []
+    seen: set[Path] = set()
     for path in paths:
-        if path.is_dir():
-            # is_file() is true for regular files only: FIFOs, sockets and devices in a folder
-            # are passed over, and links are not followed (docs/security.md).
-            files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink())
-        else:
+        if not path.is_dir():
             require_regular_file(path)
             files.append(path)
+            seen.add(path.resolve())
+            continue
+        root = path.resolve()
+        for found in _walk(path, root, problems if problems is not None else [], set()):
+            real = found.resolve()
+            if real not in seen:
+                seen.add(real)
+                files.append(found)
     return files
+
+
+def _walk(folder: Path, root: Path, problems: list[Problem], visited: set[Path]) -> Iterable[Path]:
+    real_folder = folder.resolve()
+    if real_folder in visited:  # a link back up the tree: walked once
+        return
+    visited.add(real_folder)
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        problems.append(Problem(str(folder), f"cannot list folder: {exc.strerror or exc}", severity="error"))
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            target = entry.resolve()
+            if not target.is_relative_to(root):
+                problems.append(
+                    Problem(
+                        str(entry),
+                        f"symbolic link to {target}, outside {root}: not read",
+                        severity="warning",
+                    )
+                )
+                continue
+        if entry.is_dir():
+            yield from _walk(entry, root, problems, visited)
+        elif entry.is_file():
+            yield entry
+        elif entry.exists():
+            problems.append(Problem(str(entry), "not a regular file (a FIFO, socket or device): not read"))
+        elif entry.is_symlink():
+            problems.append(Problem(str(entry), "symbolic link to nothing: not read"))
 
 
 def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evidence:
@@ -49,7 +90,7 @@ def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evide
     a file named explicitly must be readable (``strict_files``)."""
     evidence = Evidence()
     explicit = {p.resolve() for p in paths if p.is_file()}
-    for file in iter_files(paths):
+    for file in iter_files(paths, evidence.problems):
         named = strict_files or file.resolve() in explicit
         try:
             formats.read_into(file, evidence)
