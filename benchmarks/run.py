@@ -33,6 +33,7 @@ BENCHMARKS = (
     "audit_document",
     "catalog_ingest",
     "scaling",
+    "startup",
 )
 LIBRARIES = ("polars", "pyarrow", "pandas", "weasyprint", "duckdb", "distributed", "pypdfium2")
 

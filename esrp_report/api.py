@@ -1,61 +1,43 @@
-"""The library entry points the CLI (and anyone else) calls."""
+"""The library entry points the CLI (and anyone else) calls.
+
+What only some entry points need (the document renderer and PDF engine, the catalog's DuckDB,
+the Parquet converter, the audit, the sizing) is imported inside them: `esrp-report inspect` and
+`check` then pay only for reading the evidence, not for every library a build uses.
+"""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from multiprocessing import forkserver
-from multiprocessing.context import BaseContext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from esrp_report import convert as counter_convert
-from esrp_report import metrics, trends
-from esrp_report.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
-from esrp_report.audit import AuditResult, audit
-from esrp_report.catalog.query import load_runs
-from esrp_report.catalog.store import Catalog
-from esrp_report.document import Document, build_document
 from esrp_report.errors import EsrpError, InputError
 from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.guards import ascii_int
 from esrp_report.ingest.manifest import read_manifest
-from esrp_report.ingest.published import read_document
-from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
-from esrp_report.ingest.trend_spec import load_trend_table
 from esrp_report.manifest_init import init_manifest
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
-from esrp_report.render import payload
-from esrp_report.render.audit_report import render_audit_html
-from esrp_report.render.charts import draw
-from esrp_report.render.html import (
-    APPENDIX_TITLE,
-    CHART_POINTS,
-    LATENCY_CHARTS,
-    TEMPLATES,
-    ChartPlan,
-    PrintPart,
-    appendix_part,
-    chart_plan,
-    fill_charts,
-    iter_print,
-    render_html,
-    view_charts,
-)
-from esrp_report.render.pdf import PartJob, PartResult, PdfJoiner, render_part, render_pdf
-from esrp_report.render.trends_report import render_compare_html
 from esrp_report.rules import Rule, load_rules
-from esrp_report.sizing import SizingResult, SizingSpec, size
-from esrp_report.trends import Comparison, PublishedTable
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from esrp_report.assess import ServerAssessment, SolutionAssessment
+    from esrp_report.audit import AuditResult
+    from esrp_report.convert import ConvertResult
+    from esrp_report.document import Document
+    from esrp_report.render.html import PrintPart
+    from esrp_report.render.pdf import PartJob, PartResult
+    from esrp_report.sizing import SizingResult
+    from esrp_report.trends import Comparison, PublishedTable
 
 
 def check(
@@ -66,6 +48,8 @@ def check(
     name: str | None = None,
 ) -> SolutionAssessment:
     """Read the evidence under ``paths`` and judge it."""
+    from esrp_report.assess import assess  # noqa: PLC0415 - see the docstring
+
     rules = load_rules(rules_file)
     solution = ev.load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
@@ -73,6 +57,8 @@ def check(
 
 def inspect(path: Path) -> dict[str, Any]:
     """Describe any supported file: its format and what it holds."""
+    from esrp_report.render import payload  # noqa: PLC0415 - see the docstring
+
     fmt = ev.detect_format(path)
     out: dict[str, Any] = {"file": str(path), "format": fmt}
     if fmt == ev.REPORT_HTML:
@@ -117,8 +103,10 @@ def convert_counter_log(
     counters: list[str] | None = None,
     begin: datetime | None = None,
     end: datetime | None = None,
-) -> counter_convert.ConvertResult:
+) -> ConvertResult:
     """A .blg (or perfmon CSV/TSV) as relog-style CSV/TSV or Parquet, streaming."""
+    from esrp_report import convert as counter_convert  # noqa: PLC0415 - see the docstring
+
     return counter_convert.convert(source, output, counters=counters, begin=begin, end=end)
 
 
@@ -228,6 +216,18 @@ def _build(
     jobs: int,
     pool: ProcessPoolExecutor | None,
 ) -> BuildResult:
+    from esrp_report.assess import assess_server, combine  # noqa: PLC0415 - see the docstring
+    from esrp_report.document import build_document  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.charts import draw  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import (  # noqa: PLC0415 - see the docstring
+        APPENDIX_TITLE,
+        chart_plan,
+        fill_charts,
+        iter_print,
+        render_html,
+    )
+    from esrp_report.render.pdf import PdfJoiner, render_part  # noqa: PLC0415 - see the docstring
+
     base = Path(manifest.path).resolve().parent
     rules = load_rules(base / manifest.rules_file if manifest.rules_file else None)
     when = generated or datetime.now(UTC)
@@ -298,6 +298,9 @@ def _keep_chart_series_only(server: ServerAssessment) -> ServerAssessment:
     """Work out the latency chart series of the server's runs now and release their counter
     samples: a build then holds one server's samples at a time, not the whole solution's (about
     33 MB a server with 24-hour stress logs). Logs streamed from their file hold none anyway."""
+    from esrp_report import metrics  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import CHART_POINTS, LATENCY_CHARTS  # noqa: PLC0415 - see the docstring
+
     for assessed in server.runs:
         log = assessed.run.counter_log
         if log is None or log.streamed:
@@ -315,6 +318,9 @@ def _check_formats(formats: tuple[str, ...]) -> None:
 
 
 def _part_job(part: PrintPart, base: Path) -> PartJob:
+    from esrp_report.render.html import TEMPLATES  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.pdf import PartJob  # noqa: PLC0415 - see the docstring
+
     return PartJob(part.html, part.charts, [base, TEMPLATES], base)
 
 
@@ -326,6 +332,10 @@ def _early_appendix(
     when: datetime,
 ) -> PrintPart:
     """The appendix of the last server read, from a document of the servers read so far."""
+    from esrp_report.assess import combine  # noqa: PLC0415 - see the docstring
+    from esrp_report.document import build_document  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import ChartPlan, appendix_part, view_charts  # noqa: PLC0415 - see the docstring
+
     doc = build_document(manifest, combine("", servers, []), rules, labels)
     view = doc.servers[-1]
     return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)))
@@ -361,6 +371,11 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     thread is OpenBLAS's, which handles fork), so the workers start with them ready: spawned, each
     paid about 2 s of CPU for that. The server and the workers start now, while this process reads
     the evidence."""
+    import multiprocessing  # noqa: PLC0415 - see the docstring
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - see the docstring
+    from multiprocessing import forkserver  # noqa: PLC0415 - see the docstring
+    from multiprocessing.context import BaseContext  # noqa: PLC0415 - see the docstring
+
     if jobs == 1:
         yield None
         return
@@ -392,12 +407,18 @@ def _start_workers(pool: ProcessPoolExecutor, jobs: int) -> None:
 def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> SizingResult:
     """Capacity and IOPS sizing (docs/sizing.md): the spec file's inputs (default: the 004 paper's
     §6.3 example) with ``overrides`` (spec keys, e.g. ``{"users": 5000}``) applied on top."""
+    from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table  # noqa: PLC0415 - see the docstring
+    from esrp_report.sizing import SizingSpec, size  # noqa: PLC0415 - see the docstring
+
     base = load_sizing_spec(spec) if spec is not None else SizingSpec()
     return size(spec_from_table(overrides or {}, source="overrides", base=base))
 
 
 def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult:
     """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
+    from esrp_report.audit import audit  # noqa: PLC0415 - see the docstring
+    from esrp_report.ingest.published import read_document  # noqa: PLC0415 - see the docstring
+
     return audit(read_document(path), load_rules(rules_file))
 
 
@@ -409,6 +430,8 @@ def write_audit_report(
     generated: datetime | None = None,
 ) -> list[Path]:
     """The audit as an HTML and/or PDF report through the document templates."""
+    from esrp_report.render.audit_report import render_audit_html  # noqa: PLC0415 - see the docstring
+
     _check_formats(formats)
     html = render_audit_html(result, generated=generated or datetime.now(UTC))
     return _write_report(out_dir, Path(result.source).stem + "-audit", formats, lambda _for_pdf: html)
@@ -418,6 +441,9 @@ def _write_report(
     out_dir: Path, stem: str, formats: tuple[str, ...], page: Callable[[bool], str]
 ) -> list[Path]:
     """``stem``.html and/or ``stem``.pdf; ``page(for_pdf)`` renders the page for screen or print."""
+    from esrp_report.render.html import TEMPLATES  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.pdf import render_pdf  # noqa: PLC0415 - see the docstring
+
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     if "html" in formats:
@@ -471,6 +497,8 @@ def compare_runs(
 
     ``baseline``: a label, or a 0-based position; default the published table's 100 % column,
     else the first run. ``published``: a printed table to check (one column per run)."""
+    from esrp_report import trends  # noqa: PLC0415 - see the docstring
+
     figures = [trends.run_figures(label, chosen) for label, chosen in runs]
     if published is not None:
         trends.fits(published, len(figures))
@@ -500,6 +528,9 @@ def compare_paths(
 ) -> Comparison:
     """``esrp-report compare``: each path a results folder (one or more servers) or a report file.
     ``baseline`` names one of them: as given, by its label, or by its 1-based position."""
+    from esrp_report import trends  # noqa: PLC0415 - see the docstring
+    from esrp_report.ingest.trend_spec import load_trend_table  # noqa: PLC0415 - see the docstring
+
     if not paths:
         raise trends.TrendError("nothing to compare: give two or more results folders or reports")
     labels = _labels(paths)
@@ -524,6 +555,8 @@ def _baseline_index(
 ) -> int | None:
     """The run ``--baseline`` names: the first run whose ``names(i, baseline)`` is true, else a
     1-based position; None without a baseline."""
+    from esrp_report import trends  # noqa: PLC0415 - see the docstring
+
     if baseline is None:
         return None
     for i in range(len(given)):
@@ -548,6 +581,11 @@ def compare_catalog(
 ) -> Comparison:
     """``esrp-report compare --catalog DIR``: each ref a design (its Performance runs, one per
     server) or a run id (or unique prefix) from ``catalog list``."""
+    from esrp_report import trends  # noqa: PLC0415 - see the docstring
+    from esrp_report.catalog.query import load_runs  # noqa: PLC0415 - see the docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - see the docstring
+    from esrp_report.ingest.trend_spec import load_trend_table  # noqa: PLC0415 - see the docstring
+
     if not refs:
         raise trends.TrendError("nothing to compare: give two or more run ids or designs")
     with Catalog.open(catalog_dir, read_only=True) as catalog:
@@ -566,6 +604,8 @@ def write_compare_report(
     stem: str = "compare",
 ) -> list[Path]:
     """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
+    from esrp_report.render.trends_report import render_compare_html  # noqa: PLC0415 - see the docstring
+
     _check_formats(formats)
     when = generated or datetime.now(UTC)
 

@@ -1,4 +1,10 @@
-"""Command line: parse options, call the library, print. Nothing else lives here."""
+"""Command line: parse options, call the library, print. Nothing else lives here.
+
+Start-up is kept short: `esrp-report --help` and `version` must answer at once, so this module
+imports no data library (Polars, DuckDB, PyArrow, NumPy, WeasyPrint) and none of the library's own
+modules that do. Each command imports what it needs when it runs; types used only in annotations
+are imported under TYPE_CHECKING. tests/test_startup.py holds this.
+"""
 
 from __future__ import annotations
 
@@ -8,30 +14,31 @@ import sys
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from esrp_report import __version__, api
-from esrp_report import doctor as doctor_checks
-from esrp_report.assess import SolutionAssessment
-from esrp_report.audit import AuditResult
+from esrp_report import __version__
 from esrp_report.cli_catalog import catalog_app
 from esrp_report.errors import EsrpError
-from esrp_report.model import PLACEHOLDER
-from esrp_report.render import payload, sizing_view, trends_report
 from esrp_report.render.numbers import fmt_number
-from esrp_report.rules import RuleResult, Status
+
+if TYPE_CHECKING:
+    from esrp_report.assess import SolutionAssessment
+    from esrp_report.audit import AuditResult
+    from esrp_report.rules import RuleResult
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
+# Keyed by the values of esrp_report.rules.Status (a StrEnum, so a Status finds its entry):
+# naming the members here would import the rules, the model and Polars to print --help.
 VERDICT_EXIT = {
-    Status.PASS: EXIT_PASS,
-    Status.FAIL: EXIT_FAIL,
-    Status.NOT_EVALUATED: EXIT_UNUSABLE,
-    Status.INCOMPLETE: EXIT_INCOMPLETE,
+    "pass": EXIT_PASS,
+    "fail": EXIT_FAIL,
+    "not evaluated": EXIT_UNUSABLE,
+    "incomplete": EXIT_INCOMPLETE,
 }
 
 app = typer.Typer(
@@ -56,11 +63,11 @@ TargetOption = Annotated[
     typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report)."),
 ]
 
-STATUS_STYLE = {
-    Status.PASS: "green",
-    Status.FAIL: "bold red",
-    Status.INCOMPLETE: "bold yellow",
-    Status.NOT_EVALUATED: "yellow",
+STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
+    "pass": "green",
+    "fail": "bold red",
+    "incomplete": "bold yellow",
+    "not evaluated": "yellow",
 }
 
 
@@ -82,8 +89,19 @@ def _formats(option: str) -> tuple[str, ...]:
     return tuple(name.strip() for name in option.split(",") if name.strip())
 
 
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
-def _main() -> None:
+def _main(
+    _version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
     """esrp-report: verdicts and documents from Jetstress results."""
 
 
@@ -105,6 +123,9 @@ def check(
     Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated),
     3 incomplete (nothing failed, but a rule was not evaluated or passed only on damaged data).
     """
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         assessment = api.check(paths, rules_file=rules, target_iops=target_iops)
     except EsrpError as exc:
@@ -134,6 +155,9 @@ def build(
     Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
     damaged data), 2 unusable input; --allow-fail gives 0 for a draft of a failing or incomplete one.
     """
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+
     console = _console()
     try:
         with console.status("building", spinner="dots") as status:
@@ -180,6 +204,9 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing manifest.")] = False,
 ) -> None:
     """Write a starting manifest from results folders, with marked places for the vendor's text."""
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.model import PLACEHOLDER  # noqa: PLC0415 - imported on use: see the module docstring
+
     if out.exists() and not force:
         raise _error(f"{out} exists; use --force to overwrite it")
     try:
@@ -208,6 +235,9 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0 no error found, 1 at least one error, 2 unusable input (including a document
     in which nothing could be checked).
     """
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         result = api.audit_document(document, rules_file=rules)
         # No audit report for a document where nothing was checked: it would read as a clean bill.
@@ -295,6 +325,8 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
     if averages:
         _print_averages(file, counters=counters, bounds=(begin, end), as_json=as_json)
         return
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         description = api.inspect(file)
     except EsrpError as exc:
@@ -400,6 +432,8 @@ def convert(
     end: Annotated[datetime | None, typer.Option("--end", help="Last sample to keep.")] = None,
 ) -> None:
     """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming."""
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         result = api.convert_counter_log(source, output, counters=counters, begin=begin, end=end)
     except EsrpError as exc:
@@ -468,6 +502,9 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
     Flags override the spec's values (or the paper's, without a spec). Exit status: 0, or 2 for
     unusable input.
     """
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import sizing_view  # noqa: PLC0415 - imported on use: see the module docstring
+
     given = {
         "users": users,
         "growth_percent": growth_percent,
@@ -539,6 +576,9 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
 
     Exit status: 0; 1 when a --published figure is flagged or differs from the runs; 2 unusable input.
     """
+    from esrp_report import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import trends_report  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         if catalog is not None:
             refs = [str(r) for r in runs]
@@ -577,6 +617,8 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
 @app.command()
 def doctor(as_json: JsonOption = False) -> None:
     """Print the versions of Python, Polars, PyArrow, WeasyPrint and Pango, and whether PDF works here."""
+    from esrp_report import doctor as doctor_checks  # noqa: PLC0415 - imported on use: see the module docstring
+
     parts = doctor_checks.components()
     works, detail = doctor_checks.pdf_works()
     if as_json:
@@ -608,6 +650,8 @@ def _plain(value: Any) -> str:
 
 
 def _print_check(a: SolutionAssessment) -> None:
+    from esrp_report.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+
     console = _console()
     verdicts = Table(title="Verdicts", title_justify="left")
     for column in ("Server", "Test", "Rule", "Subject", "Value", "Threshold", "Margin", "Verdict"):
@@ -703,9 +747,10 @@ def _print_check(a: SolutionAssessment) -> None:
         console.print(f"  {escape(a.reason)}", markup=True)
 
 
-
 def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
     """Failures one per row; passes collapsed to the worst case; not-evaluated collapsed with its reason."""
+    from esrp_report.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+
     rows: list[tuple[str, ...]] = []
     failed = [r for r in results if r.status is Status.FAIL]
     passed = [r for r in results if r.status is Status.PASS]

@@ -1,4 +1,8 @@
-"""``esrp-report catalog ...``: archives of past runs. Thin: parse options, call the library, print."""
+"""``esrp-report catalog ...``: archives of past runs. Thin: parse options, call the library, print.
+
+The whole CLI imports this module to build its help, so DuckDB, Polars and the catalog are
+imported inside the commands that use them, never here (see esrp_report/cli.py).
+"""
 
 from __future__ import annotations
 
@@ -6,19 +10,18 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import polars as pl
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from esrp_report.catalog import query
-from esrp_report.catalog.ingest import ingest as run_ingest
-from esrp_report.catalog.store import Catalog
 from esrp_report.errors import EsrpError
 from esrp_report.render.numbers import fmt_number
+
+if TYPE_CHECKING:
+    import polars as pl
 
 catalog_app = typer.Typer(no_args_is_help=True, help="Archives of past runs: ingest, list, query, export.")
 
@@ -70,6 +73,8 @@ def ingest_command(
 
     Exit 0 when everything found was ingested, 1 when something was refused or could not be
     read (listed), 2 when the inputs or the catalog cannot be used at all."""
+    from esrp_report.catalog.ingest import ingest as run_ingest  # noqa: PLC0415 - imported on use: see the module docstring
+
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     show = sys.stderr.isatty() and not as_json
     with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
@@ -130,6 +135,9 @@ def list_command(  # noqa: PLR0917 - Typer maps each parameter to an option
     as_json: JsonOption = False,
 ) -> None:
     """One entry per run (one Jetstress test on one server)."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         with Catalog.open(catalog, read_only=True) as opened:
             frame = query.list_runs(opened, failed=failed, server=server, since=_since(since), kind=kind)
@@ -150,6 +158,8 @@ def sql_command(
     as_json: JsonOption = False,
 ) -> None:
     """Run read-only SQL against the catalog (DuckDB dialect)."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         frame = query.run_sql(catalog, statement)
     except EsrpError as exc:
@@ -166,6 +176,9 @@ def export_command(
     parquet: Annotated[Path, typer.Option("--parquet", help="Folder to write one Parquet file per table.")],
 ) -> None:
     """Export every table as Parquet, with the counter series."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         with Catalog.open(catalog, read_only=True) as opened:
             written = query.export(opened, parquet)
@@ -182,6 +195,9 @@ def show_command(
     as_json: JsonOption = False,
 ) -> None:
     """One run: its figures, verdicts, per-instance tables, sources and problems."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+
     try:
         with Catalog.open(catalog, read_only=True) as opened:
             detail = query.show_run(opened, run)
