@@ -798,7 +798,7 @@ def _read_as_build(path: Path) -> object:
     base = path.parent.resolve()
     load_rules(base / manifest.rules_file if manifest.rules_file else None)
     if manifest.branding.logo:
-        html._data_uri(base / manifest.branding.logo)
+        html._data_uri(base / manifest.branding.logo, within=base)
     override = base / manifest.template_override if manifest.template_override else None
     html.environment(override, manifest.template)
     for server in manifest.servers:

@@ -43,6 +43,9 @@ VERDICT_EXIT = {
 
 app = typer.Typer(
     add_completion=False,
+    # Plain help: the rich help renderer loads rich.markdown and markdown-it, ~80 ms of a 150 ms
+    # start-up budget (docs/benchmarks.md); errors and tables still print through rich.
+    rich_markup_mode=None,
     no_args_is_help=True,
     help="Turn Jetstress evidence into checkable ESRP-Storage results.",
 )

@@ -23,7 +23,11 @@ from esrp_report.render.numbers import fmt_number
 if TYPE_CHECKING:
     import polars as pl
 
-catalog_app = typer.Typer(no_args_is_help=True, help="Archives of past runs: ingest, list, query, export.")
+catalog_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: the rich renderer costs ~80 ms of start-up (docs/benchmarks.md)
+    help="Archives of past runs: ingest, list, query, export.",
+)
 
 CatalogOption = Annotated[Path, typer.Option("--catalog", help="The catalog folder (created by ingest).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
