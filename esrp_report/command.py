@@ -8,6 +8,7 @@ from."""
 
 
 def main() -> None:
+    """Run the `esrp-report` command line; the CLI is imported only now (see the module docstring)."""
     from esrp_report.cli import main as run_cli  # noqa: PLC0415 - see the module docstring
 
     run_cli()
