@@ -79,12 +79,16 @@ def combine_servers(figures: list[IoFigures]) -> IoFigures:
 
 @dataclass(frozen=True)
 class BackupFigures:
+    """A backup test's rates in MB/s: the mean per database and the sum for the server (None when a database's
+    rate is missing), and how many databases."""
+
     mb_per_sec_per_database: float | None
     mb_per_sec_per_server: float | None
     databases: int
 
 
 def backup_figures(run: Run) -> BackupFigures | None:
+    """The backup figures of a run, or None when it has no backup rows."""
     if not run.backup:
         return None
     rates = [row.mb_per_sec for row in run.backup]
@@ -93,12 +97,16 @@ def backup_figures(run: Run) -> BackupFigures | None:
 
 @dataclass(frozen=True)
 class RecoveryFigures:
+    """A soft recovery test's figures: mean seconds per log replayed, logs replayed in all (None when a
+    database's figure is missing), and how many databases."""
+
     seconds_per_log: float | None
     logs_replayed: float | None
     databases: int
 
 
 def recovery_figures(run: Run) -> RecoveryFigures | None:
+    """The soft recovery figures of a run, or None when it has no soft recovery rows."""
     if not run.soft_recovery:
         return None
     return RecoveryFigures(
@@ -110,6 +118,9 @@ def recovery_figures(run: Run) -> RecoveryFigures | None:
 
 @dataclass
 class ServerSummary:
+    """One server's figures for one test type: achieved and target IOPS, the I/O figures in each convention,
+    and where they came from ("report" or "counter log")."""
+
     server: str
     kind: str
     # Jetstress's own "Achieved Transactional I/O per Second" when the report states it (it is
@@ -151,6 +162,9 @@ def server_summary(
 
 @dataclass(frozen=True)
 class AggregateSummary:
+    """The figures across servers for one test type: rates and IOPS summed, latencies averaged over servers,
+    in each convention every server has."""
+
     kind: str
     servers: int
     target_iops: float | None
@@ -159,6 +173,8 @@ class AggregateSummary:
 
 
 def aggregate(summaries: list[ServerSummary]) -> AggregateSummary | None:
+    """The summary across these servers' summaries, or None when there are none; a target or achieved IOPS
+    missing on any server makes the sum None."""
     if not summaries:
         return None
     conventions = {

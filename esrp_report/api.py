@@ -112,6 +112,9 @@ def convert_counter_log(
 
 @dataclass
 class BuildResult:
+    """What `build` made: the document, the files written, the PDF's page count (None without a PDF), the URLs
+    refused while laying it out, and WeasyPrint's warnings."""
+
     document: Document
     files: list[Path] = field(default_factory=list)
     pages: int | None = None

@@ -17,6 +17,9 @@ EXPECTED_KINDS = (TestKind.PERFORMANCE, TestKind.STRESS, TestKind.DATABASE_BACKU
 
 @dataclass
 class RunAssessment:
+    """One run judged: the evidence the rules saw, counter-log figures, disagreements between report and
+    counter log, rule results and problems."""
+
     server: str
     run: Run
     evidence: RunEvidence
@@ -35,11 +38,15 @@ class RunAssessment:
         return _unless_unread(roll_up(self.results), self.unread)
 
     def instance_status(self, instance: str) -> Status:
+        """The verdict of one instance: its rule results rolled up (NOT_EVALUATED when it has none)."""
         return roll_up(r for r in self.results if r.instance == instance)
 
 
 @dataclass
 class ServerAssessment:
+    """One server judged: its runs, summaries per test type, backup and soft recovery figures, and the test
+    types missing from its evidence."""
+
     name: str
     runs: list[RunAssessment] = field(default_factory=list)
     summaries: dict[str, agg.ServerSummary] = field(default_factory=dict)  # by test kind
@@ -59,6 +66,9 @@ class ServerAssessment:
 
 @dataclass
 class SolutionAssessment:
+    """The whole solution judged: servers, aggregates per test type, backup across servers, and problems not
+    tied to a run."""
+
     name: str
     servers: list[ServerAssessment]
     aggregates: dict[str, agg.AggregateSummary]  # by test kind
@@ -121,6 +131,8 @@ def _target(run: Run, override: float | None) -> tuple[float | None, str, list[P
 def assess_run(
     server: str, run: Run, rules: list[Rule], target_override: float | None = None
 ) -> RunAssessment:
+    """Judge one run with these rules: the target IOPS (``target_override`` wins over report and config XML),
+    counter-log figures and their disagreements with the report, rule results, and every problem met."""
     target, target_source, problems = _target(run, target_override)
     evidence = RunEvidence(run=run, server=server, target_iops=target, target_source=target_source)
     counter = None
@@ -153,6 +165,7 @@ def assess_run(
 
 
 def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:
+    """Judge every server of the solution with these rules and combine them into the solution's verdict."""
     servers = [assess_server(server, rules, target_override) for server in solution.servers]
     return combine(solution.name, servers, list(solution.problems))
 

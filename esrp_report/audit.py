@@ -51,6 +51,9 @@ class RecomputedRow:
 
 @dataclass
 class AuditResult:
+    """What an audit of a published document found: findings, what could not be read, recomputed rows, and how
+    many relations were checked over how many lines."""
+
     source: str
     format: str
     esrp_version: str | None
@@ -91,11 +94,15 @@ class AuditResult:
 
 @dataclass(frozen=True)
 class Iv:
+    """A closed interval [lo, hi] of values: a printed figure stands for anything that rounds to it."""
+
     lo: float
     hi: float
 
     @staticmethod
     def of(x: DocNumber | float, half: float | None = None) -> Iv:
+        """The interval a printed number stands for (its value plus or minus half its last digit, or ``half``
+        when given), or a float plus or minus ``half`` (0 by default)."""
         if isinstance(x, DocNumber):
             h = x.half_unit if half is None else half
             return Iv(x.value - h, x.value + h)
@@ -107,6 +114,7 @@ class Iv:
         return (self.lo + self.hi) / 2
 
     def widen(self, h: float) -> Iv:
+        """The interval grown by ``h`` on both sides."""
         return Iv(self.lo - h, self.hi + h)
 
     def __add__(self, o: Iv) -> Iv:
@@ -125,9 +133,11 @@ class Iv:
         return self * Iv(1 / o.hi, 1 / o.lo)
 
     def scale(self, k: float) -> Iv:
+        """The interval multiplied by the constant ``k`` (its ends swap when ``k`` is negative)."""
         return Iv(min(self.lo * k, self.hi * k), max(self.lo * k, self.hi * k))
 
     def meets(self, o: Iv, slack: float = 1e-9) -> bool:
+        """Do the two intervals overlap, allowing ``slack`` for float error?"""
         return self.lo <= o.hi + slack and o.lo <= self.hi + slack
 
 
@@ -153,6 +163,8 @@ def _fmt(value: float, decimals: int = 3) -> str:
 
 
 def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
+    """Check a published document against itself and against the rules; findings are sorted errors first, then
+    by line. Problems reading the document (other than notes) are carried as unread."""
     result = AuditResult(doc.source, doc.format, doc.convention)
     result.unread = [p for p in doc.problems if p.severity != NOTE]
     result.lines_read = len(doc.lines)

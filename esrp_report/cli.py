@@ -835,6 +835,7 @@ def _figure_cells(
 
 
 def main() -> None:
+    """Run the command line."""
     app()
 
 

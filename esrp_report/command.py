@@ -19,6 +19,7 @@ VERSION_REQUESTS = (["version"], ["--version"])
 
 
 def main() -> None:
+    """Run the `esrp-report` command line; the CLI is imported only now (see the module docstring)."""
     if sys.argv[1:] in VERSION_REQUESTS:
         print(__version__)
         return

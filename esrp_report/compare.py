@@ -36,6 +36,8 @@ class Disagreement:
 
 
 def relative_difference(a: float, b: float) -> float:
+    """How far apart two figures are, relative to the larger in size: |a - b| / max(|a|, |b|), 0 when both are
+    0."""
     scale = max(abs(a), abs(b))
     return 0.0 if scale == 0 else abs(a - b) / scale
 
@@ -85,6 +87,8 @@ def compare_host(
     *,
     tolerance: float = DISAGREEMENT_TOLERANCE,
 ) -> list[Disagreement]:
+    """The host counters (matched by name, case-insensitive) whose average, minimum or maximum differ between
+    the two sources by more than ``tolerance`` (relative); a figure missing on either side is not compared."""
     theirs = {c.name.casefold(): c for c in second}
     found: list[Disagreement] = []
     for counter in first:

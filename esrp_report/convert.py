@@ -62,6 +62,9 @@ _PART = re.compile(r"part-\d{5,}\.parquet")
 
 @dataclass
 class ConvertResult:
+    """What a conversion wrote: the output file or folder, its format, how many counter columns and samples,
+    problems, and for a Parquet dataset its part files and column chunks."""
+
     output: Path
     format: str
     columns: int
@@ -74,6 +77,8 @@ class ConvertResult:
 
 
 def output_format(path: Path) -> str:
+    """The output format ("csv", "tsv" or "parquet") a file name's suffix asks for; raises InputError for any
+    other suffix."""
     fmt = FORMATS.get(path.suffix.casefold())
     if fmt is None:
         raise InputError(

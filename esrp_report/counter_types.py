@@ -30,6 +30,9 @@ class Second(Enum):
 
 
 class Formula(Enum):
+    """How a counter type turns raw values into the displayed one (N data, D second value, B base, F ticks per
+    second; d is the change between two samples)."""
+
     RAW = "raw"  # N
     FRACTION = "fraction"  # 100 N / D
     ELAPSED = "elapsed"  # (D - N) / F
@@ -46,6 +49,9 @@ class Formula(Enum):
 
 @dataclass(frozen=True)
 class CounterType:
+    """A perflib counter type: its code, name, formula and where its second value comes from; ``base`` marks a
+    base definition, ``multi`` one whose B comes from a following multi-base."""
+
     code: int
     name: str
     formula: Formula
@@ -112,6 +118,8 @@ _NOSHOW = 0x40000000
 
 
 def type_name(code: int) -> str:
+    """The perflib name of a counter type code ("PERF_COUNTER_COUNTER"), or the code in hex ("0x12345678")
+    when it is not known."""
     known = KNOWN.get(code)
     if known is not None:
         return known.name
@@ -119,6 +127,8 @@ def type_name(code: int) -> str:
 
 
 def is_base(code: int) -> bool:
+    """Is this counter type a base definition, not displayed itself? Unknown codes are judged by their flag
+    bits."""
     known = KNOWN.get(code)
     return (
         known.base if known is not None else (code & 0xF0000C00) == (_NOSHOW | 0x400) and code != 0x40020500

@@ -14,6 +14,9 @@ from esrp_report.ingest import counter_csv
 
 @dataclass(frozen=True)
 class Component:
+    """One part of the installation: its name, its version (None when it is not installed or cannot be loaded)
+    and a note (how to get it, or why it did not load)."""
+
     name: str
     version: str | None  # None: not installed or not loadable
     note: str = ""
@@ -87,6 +90,8 @@ def pdf_works() -> tuple[bool, str]:
 
 
 def components() -> list[Component]:
+    """The parts that matter and their versions: Python, esrp-report, Polars, PyArrow, lxml, the native CSV
+    parser and what PDF output needs."""
     return [
         Component("Python", platform.python_version()),
         Component("esrp-report", _version("esrp-report")),

@@ -33,6 +33,9 @@ APPENDIX_ORDER = (
 
 @dataclass(frozen=True)
 class Convention:
+    """How a solution document prints its figures: decimals per kind of figure, servers per table, which I/O
+    table the summary reads ("transactional" or "total"), thousands separators and row labels."""
+
     name: str
     io_decimals: int
     latency_decimals: int
@@ -45,6 +48,8 @@ class Convention:
 
 
 def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Convention:
+    """The named document convention from conventions.toml, with the manifest's overrides applied. Raises
+    RulesError for an unknown convention or summary."""
     text = resources.files("esrp_report.render").joinpath("conventions.toml").read_text(encoding="utf-8")
     known = tomllib.loads(text)
     if name not in known:
@@ -57,6 +62,9 @@ def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Conve
 
 @dataclass(frozen=True)
 class Cell:
+    """A figure of a document table at full precision, with the decimals it is printed with; a FAIL status
+    marks the cell."""
+
     value: float | None
     decimals: int
     thousands: bool = True
@@ -69,6 +77,9 @@ class Cell:
 
 @dataclass
 class Row:
+    """One row of a document table: its label, the target as printed, a cell per column; ``heading`` marks a
+    group heading."""
+
     label: str
     target: str
     cells: list[Cell]
@@ -77,6 +88,8 @@ class Row:
 
 @dataclass
 class SummaryTable:
+    """A summary table of the document: title, target column heading, column names, rows and a note."""
+
     title: str
     target_heading: str
     columns: list[str]
@@ -86,6 +99,9 @@ class SummaryTable:
 
 @dataclass
 class Failure:
+    """A failed rule for the document, printed: server, test, instance, the rule, the value and the limit with
+    units, and where the value came from."""
+
     server: str
     run_kind: str
     instance: str | None
@@ -98,6 +114,9 @@ class Failure:
 
 @dataclass
 class Statement:
+    """One reliability statement of the document and whether it is "pass", "fail" or "unknown" (not
+    checked)."""
+
     text: str
     status: str  # "pass" | "fail" | "unknown"
 
@@ -117,6 +136,9 @@ class RunView:
 
 @dataclass
 class ServerView:
+    """One server in the appendix: its anchor, label, machine, verdict, reports, and achieved and target
+    IOPS."""
+
     anchor: str
     label: str
     machine: str
@@ -138,6 +160,10 @@ class DisagreementGroup:
 
 @dataclass
 class Document:
+    """Everything a solution document shows, computed: verdict, profile, summary tables, reliability
+    statements, failures, servers, disagreements and problems, and the sections still holding the vendor
+    placeholder."""
+
     manifest: Manifest
     convention: Convention
     verdict: Status

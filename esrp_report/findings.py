@@ -9,6 +9,10 @@ ERROR, WARNING, NOTE = "error", "warning", "note"
 
 @dataclass
 class Finding:
+    """One finding of the audit: its severity, a stable check id, the message, where it is (section, table,
+    row, column, line), the printed against the expected value, how that was derived, and the relative
+    difference."""
+
     severity: str
     check: str  # a stable id, e.g. "server.achieved_sum"
     message: str

@@ -30,6 +30,8 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, as
 
 @dataclass(frozen=True)
 class Quantity:
+    """A figure of a formula: its value, in MB when ``unit`` is "mb" (a size), else a plain number."""
+
     value: float
     unit: str | None  # "mb" for sizes (stored in MB), None for plain numbers and IOPS
 
@@ -140,6 +142,9 @@ def _resolve(term: str, results: dict[str, tuple[float, int]]) -> list[tuple[str
 
 
 def check_formulas(formulas: list[Formula], facts: list[tuple[str, str, int]]) -> list[Finding]:
+    """Check the document's worked formulas: each result against its evaluated figures, each symbol against
+    the earlier formula it names, and the per-database rows of ``facts`` (key, text, line) against the worked
+    totals."""
     findings: list[Finding] = []
     results: dict[str, tuple[float, int]] = {}  # name -> (value as printed, line)
     units: dict[str, str | None] = {}

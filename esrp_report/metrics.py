@@ -35,6 +35,9 @@ except ImportError:  # pragma: no cover - exercised where the extension is not b
 
 @dataclass(frozen=True)
 class CounterMap:
+    """Which perfmon counters feed which figures (counters.toml): the instance object and counters by metric
+    key, volume counters with their scale, host counters, and each counter's physical range."""
+
     instance_objects: frozenset[str]
     instance_counters: dict[str, str]
     volume_counters: dict[str, tuple[str, float]]
@@ -42,6 +45,8 @@ class CounterMap:
     ranges: dict[str, tuple[float | None, float | None]]  # folded counter name (or "default")
 
     def bounds(self, counter: str) -> tuple[float | None, float | None]:
+        """The physical range (minimum, maximum; None where unbounded) of a counter, compared case- and
+        space-insensitively; the default range for a counter not listed."""
         return self.ranges.get(_fold(counter), self.ranges["default"])
 
 
@@ -51,6 +56,7 @@ def _fold(text: str) -> str:
 
 @cache
 def counter_map() -> CounterMap:
+    """The counter map read from the package's counters.toml, read once and cached."""
     raw: dict[str, Any] = tomllib.loads(
         resources.files("esrp_report").joinpath("counters.toml").read_text(encoding="utf-8")
     )
@@ -85,6 +91,9 @@ def _out_of_range(expr: pl.Expr, bounds: tuple[float | None, float | None]) -> p
 
 @dataclass(frozen=True)
 class Window:
+    """A collection window: start and end in UTC (None where unknown) and where they came from ("report",
+    "test log" or "whole log")."""
+
     start: datetime | None  # UTC, aware
     end: datetime | None
     origin: str  # where the bounds came from
@@ -244,6 +253,7 @@ class Reduction:
         self._extremes: pl.DataFrame | None = None
 
     def add(self, frame: pl.DataFrame) -> None:
+        """Feed one batch of samples into every expression's count, extremes and exact mantissa sums."""
         self.rows += frame.height
         if not self.names or frame.height == 0:
             return
@@ -288,9 +298,12 @@ class Reduction:
             self.low += np.bincount(bins, weights=whole - (high << _SPLIT), minlength=size).astype(np.int64)
 
     def count(self, name: str) -> int:
+        """How many samples of this expression were not null, over every batch fed."""
         return int(self.counts[self.names.index(name)])
 
     def mean(self, name: str) -> float | None:
+        """The exact mean of this expression over every non-null sample fed; None with no sample, NaN or
+        infinite when such a sample was fed."""
         index = self.names.index(name)
         count = int(self.counts[index])
         if count == 0:
@@ -320,9 +333,11 @@ class Reduction:
         return None if value is None else float(value)
 
     def min(self, name: str) -> float | None:
+        """The smallest value of this expression over every batch fed; None when there was none."""
         return self._extreme("min", name)
 
     def max(self, name: str) -> float | None:
+        """The largest value of this expression over every batch fed; None when there was none."""
         return self._extreme("max", name)
 
 
@@ -350,6 +365,9 @@ def _instance_columns(log: CounterLog) -> dict[str, dict[str, str]]:
 
 
 def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
+    """What the counter log says about the run over its collection window, in one pass: per-instance tables,
+    maxima, host and volume figures, damage and problems. With no sample inside the window the tables stay
+    empty and an error problem says so."""
     window = collection_window(run, log)
     columns = _instance_columns(log)
     wanted = sorted({col for per in columns.values() for col in per.values()})
@@ -618,6 +636,9 @@ def _put(values: dict[str, float], key: str, value: float | None) -> None:
 
 @dataclass(frozen=True)
 class Composition:
+    """How ``I/O Database Reads/sec`` was read (with or without maintenance reads), the statement of what was
+    decided and why, and its severity."""
+
     reading: str  # INCLUDES_MAINTENANCE or TRANSACTIONAL_ONLY
     statement: str  # what was decided, on what basis; both readings when undecided
     severity: str = "note"

@@ -43,6 +43,8 @@ class Generation(StrEnum):
 
 
 def generation_from_version(version: str | None) -> Generation:
+    """The engine generation of a Jetstress version string ("14.01.0225.017" is 2010); UNKNOWN for None, empty
+    or an unknown major version."""
     if not version:
         return Generation.UNKNOWN
     major = version.strip().split(".")[0].lstrip("0") or "0"
@@ -115,6 +117,7 @@ class Problem:
     unread: bool = False
 
     def describe(self) -> str:
+        """One line for the user: "source: location: message", with "(N skipped)" when something was lost."""
         where = f"{self.source}: {self.location}" if self.location else self.source
         lost = f" ({self.lost} skipped)" if self.lost else ""
         return f"{where}: {self.message}{lost}"
@@ -130,14 +133,19 @@ class InstanceRow:
 
 @dataclass
 class InstanceTable:
+    """One per-instance table of a report (transactional, maintenance, replication or total), a row per
+    database instance."""
+
     kind: TableKind
     rows: list[InstanceRow] = field(default_factory=list)
     source: str = ""
 
     def instances(self) -> list[str]:
+        """The instance names, in the table's order."""
         return [row.instance for row in self.rows]
 
     def row(self, instance: str) -> InstanceRow | None:
+        """The row of the instance with exactly this name, or None when the table has none."""
         for candidate in self.rows:
             if candidate.instance == instance:
                 return candidate
@@ -156,6 +164,8 @@ class HostCounter:
 
 @dataclass
 class DatabaseConfig:
+    """Where one database instance keeps its log and database files, as the evidence states them."""
+
     instance: str
     log_path: str | None
     database_paths: list[str] = field(default_factory=list)
@@ -163,6 +173,9 @@ class DatabaseConfig:
 
 @dataclass
 class BackupRow:
+    """One instance's row of a database backup test: size in MB, elapsed seconds and MB/s, None when not
+    stated."""
+
     instance: str
     database_size_mb: float | None
     elapsed_seconds: float | None
@@ -171,6 +184,9 @@ class BackupRow:
 
 @dataclass
 class SoftRecoveryRow:
+    """One instance's row of a soft recovery test: logs replayed and the seconds it took, None when not
+    stated."""
+
     instance: str
     logs_replayed: float | None
     elapsed_seconds: float | None
@@ -184,6 +200,9 @@ class SoftRecoveryRow:
 
 @dataclass
 class ChecksumRow:
+    """One database's row of the checksum pass (page counts, file length in MB, seconds); ``is_sum`` marks the
+    total row."""
+
     database: str
     seen_pages: float | None
     bad_pages: float | None
@@ -217,6 +236,8 @@ class Thresholds:
 
 @dataclass
 class LogEntry:
+    """One entry of a Jetstress test log: its printed time stamp, message and line in the file."""
+
     timestamp: datetime  # local wall-clock time as printed (naive)
     message: str
     line: int  # 1-based line of the first physical line of this entry in its source
@@ -348,7 +369,8 @@ class CounterLog:
 class SampleSource(Protocol):
     """Where a streamed log's samples come from: every call reads the file again."""
 
-    def batches(self) -> Iterator[pl.DataFrame]: ...
+    def batches(self) -> Iterator[pl.DataFrame]:
+        """The log's samples in order, one bounded batch of rows at a time, read from the file again."""
 
 
 class StreamedCounterLog(CounterLog):
@@ -408,6 +430,7 @@ class StreamedCounterLog(CounterLog):
         return True
 
     def sample_batches(self) -> Iterator[pl.DataFrame]:
+        """The samples in order, read from the file again one bounded batch of rows at a time."""
         yield from self._reader.batches()
 
 
@@ -449,6 +472,8 @@ class Run:
         return generation_from_version(self.jetstress_version)
 
     def instance_names(self) -> list[str]:
+        """The database instances of the run: from the transactional or total table, else the backup or soft
+        recovery rows, else the configured databases."""
         for kind in (TableKind.TRANSACTIONAL, TableKind.TOTAL):
             table = self.tables.get(kind)
             if table is not None and table.rows:
@@ -457,6 +482,7 @@ class Run:
         return names or [db.instance for db in self.databases]
 
     def host_counter(self, name: str) -> HostCounter | None:
+        """The Host System Performance row of this counter name (case-insensitive), or None."""
         wanted = name.casefold()
         for counter in self.host:
             if counter.name.casefold() == wanted:
@@ -466,17 +492,22 @@ class Run:
 
 @dataclass
 class Server:
+    """One tested server and its runs."""
+
     name: str
     runs: list[Run] = field(default_factory=list)
 
 
 @dataclass
 class Solution:
+    """The evidence of a whole tested solution: its servers and the problems met reading it."""
+
     name: str
     servers: list[Server] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     def server(self, name: str) -> Server:
+        """The server of this name (case-insensitive); one is added when there is none yet."""
         for server in self.servers:
             if server.name.casefold() == name.casefold():
                 return server
@@ -503,6 +534,8 @@ PLACEHOLDER = "TODO(vendor)"  # marks text `esrp-report init` leaves for the ven
 
 @dataclass
 class DocumentInfo:
+    """What the manifest says about the document to publish: vendor, product, title, dates and versions."""
+
     vendor: str
     product: str
     title: str
@@ -515,6 +548,8 @@ class DocumentInfo:
 
 @dataclass
 class UserProfile:
+    """The simulated user profile of the design, as the manifest states it; IOPS are per mailbox."""
+
     mailboxes: int  # total simulated mailboxes of the whole design
     iops_per_mailbox: float  # the user profile before headroom
     headroom_percent: float = 0.0
@@ -534,12 +569,17 @@ class UserProfile:
 
 @dataclass
 class ManifestServer:
+    """One server of the manifest: its label and the evidence folders or files it names."""
+
     label: str
     results: list[str]  # folders or files, as written in the manifest (relative to it)
 
 
 @dataclass
 class KeyValueTable:
+    """A two-column table of the document (hardware, software, disks or the vendor's own): key, title,
+    rows."""
+
     key: str  # "hardware", "software", "disks", or the vendor's own
     title: str
     rows: list[tuple[str, str]]
@@ -547,6 +587,8 @@ class KeyValueTable:
 
 @dataclass
 class Branding:
+    """How the document looks: logo file, colours and page size ("A4" or "Letter")."""
+
     logo: str | None = None  # a file in the manifest's folder
     primary_colour: str = "#1f4e79"
     accent_colour: str = "#c00000"
@@ -555,6 +597,8 @@ class Branding:
 
 @dataclass
 class Manifest:
+    """A solution manifest: what the vendor states about a tested design, and the problems found in it."""
+
     path: str  # the manifest file
     document: DocumentInfo
     profile: UserProfile
@@ -624,6 +668,9 @@ class DocNumber:
 
 @dataclass
 class SummaryRow:
+    """One metric row of a published summary table: a value per column (None where unreadable) and its
+    target."""
+
     key: str  # "achieved", "reads", "read_latency", ... (published.SUMMARY_METRICS)
     label: str  # as printed
     line: int
@@ -633,6 +680,8 @@ class SummaryRow:
 
 @dataclass
 class SummaryTable:
+    """A published summary table (server, aggregate, backup or replay) of one test type, with its rows."""
+
     kind: str  # "server", "aggregate", "backup" or "replay"
     test: TestKind
     columns: list[str]  # "Server 4", "Host 3650-4", "all servers"
@@ -643,6 +692,9 @@ class SummaryTable:
 
 @dataclass(frozen=True)
 class TrendCell:
+    """One cell of a published trend table: the change as a percent and as an absolute number, with the
+    unit."""
+
     percent: DocNumber
     absolute: DocNumber
     unit: str
@@ -650,6 +702,8 @@ class TrendCell:
 
 @dataclass
 class TrendTable:
+    """A published trend table: title, columns and a row of cells per label, with source lines."""
+
     title: str
     columns: list[str]
     first_line: int
@@ -689,6 +743,9 @@ class PublishedReport:
 
 @dataclass
 class PublishedDocument:
+    """A published ESRP document read for the audit: its lines, summary and trend tables, facts, formulas,
+    appendix reports and problems."""
+
     source: str
     format: str  # "pdf", "html", "markdown", "text"
     lines: list[DocLine] = field(default_factory=list)

@@ -59,6 +59,8 @@ class SizingData:
     minimum_memory: tuple[tuple[int, float], ...]  # (up to this many databases, GB)
 
     def size_factor(self, kb: float) -> float | None:
+        """The log generation factor of an average message size in KB (75 KB is 1.0); None for a size the
+        table does not list."""
         return next((f for size, f in self.message_size_factors if math.isclose(size, kb)), None)
 
     def table_logs(self, messages_per_day: float, kb: float) -> float | None:
@@ -68,11 +70,14 @@ class SizingData:
         return None if factor is None or logs is None else logs * factor
 
     def minimum_memory_gb(self, databases: int) -> float | None:
+        """The minimum memory in GB of a server holding this many databases, before the database cache; None
+        beyond the table."""
         return next((gb for most, gb in sorted(self.minimum_memory) if databases <= most), None)
 
 
 @cache
 def sizing_data() -> SizingData:
+    """The published constants and tables of the package's sizing.toml, read once and cached."""
     text = resources.files("esrp_report").joinpath("sizing.toml").read_text(encoding="utf-8")
     raw = tomllib.loads(text)
     capacity, logs, memory = raw["capacity"], raw["logs"], raw["memory"]
@@ -220,6 +225,9 @@ def validate(spec: SizingSpec) -> None:
 
 @dataclass(frozen=True)
 class Figure:
+    """One sized figure: its key, group and label, value and unit, the formula in words and worked with this
+    design's numbers."""
+
     key: str
     group: str
     label: str
@@ -231,17 +239,21 @@ class Figure:
 
 @dataclass(frozen=True)
 class SizingResult:
+    """A sized design: the spec it came from, every figure, and notes."""
+
     spec: SizingSpec
     figures: tuple[Figure, ...]
     notes: tuple[str, ...]
 
     def figure(self, key: str) -> Figure:
+        """The figure of this key; raises KeyError when there is none."""
         for f in self.figures:
             if f.key == key:
                 return f
         raise KeyError(key)
 
     def value(self, key: str) -> float:
+        """The value of the figure of this key, in its unit; raises KeyError when there is none."""
         return self.figure(key).value
 
     @property

@@ -47,6 +47,9 @@ class TrendError(EsrpError):
 
 @dataclass(frozen=True)
 class Figure:
+    """One figure of a trend table: its key, the row label 004 prints, its unit, and the decimals of its
+    absolute value."""
+
     key: str
     label: str  # as 004 labels its rows, where it has the row
     unit: str
@@ -195,16 +198,21 @@ def run_figures(label: str, runs: Run | Sequence[Run]) -> RunFigures:
 
 
 def percent_text(value: float | None) -> str:
+    """A percentage as 004 prints it, rounded to a whole number ("223%"); "—" for None."""
     return "—" if value is None else f"{fmt_number(value, 0)}%"
 
 
 def absolute_text(value: float | None, key: str) -> str:
+    """A figure's absolute value as 004 prints it, with the figure's decimals and unit ("5.2 msec"); "—" for
+    None."""
     figure = FIGURE[key]
     return "—" if value is None else f"{fmt_number(value, figure.decimals)} {figure.unit}"
 
 
 @dataclass(frozen=True)
 class Cell:
+    """One run's cell of a trend row: the figure's value and its percentage of the baseline's."""
+
     value: float
     percent: float | None  # of the baseline's value, unrounded; None when that is not positive
 
@@ -233,10 +241,13 @@ class Equated:
         return abs(self.ratio - 1) < UNCHANGED_WITHIN
 
     def text(self, key: str) -> str:
+        """The equated latency of this figure as 004 prints it ("6.8 msec"), or "unchanged" when achieved is
+        within 0.5 % of planned."""
         return "unchanged" if self.unchanged else absolute_text(self.equated[key], key)
 
 
 def equate(figures: RunFigures) -> Equated:
+    """004 Table 3 for one run: each latency times planned IOPS over achieved transactional IOPS."""
     planned, achieved = figures["planned"], figures["transactional"]
     return Equated(
         planned=planned,
@@ -248,6 +259,9 @@ def equate(figures: RunFigures) -> Equated:
 
 @dataclass
 class Comparison:
+    """The trend tables of compared runs: a row of cells per figure, each run's equated latencies, the
+    baseline's index, notes, and the check of a published table when one was given."""
+
     runs: list[RunFigures]
     baseline: int
     rows: dict[str, list[Cell]]  # figure key -> one cell per run
@@ -373,6 +387,8 @@ class CheckedCell:
 
 @dataclass
 class PublishedCheck:
+    """A published trend table checked against the runs, cell by cell."""
+
     table: PublishedTable
     cells: list[CheckedCell]
 
@@ -438,6 +454,7 @@ def check_published(comparison: Comparison, table: PublishedTable) -> PublishedC
 
 
 def column_name(columns: Sequence[str], index: int) -> str:
+    """The name of a table's column by its 0-based index, or "column N" (1-based) past the named ones."""
     return columns[index] if index < len(columns) else f"column {index + 1}"
 
 

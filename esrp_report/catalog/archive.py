@@ -52,6 +52,9 @@ class HostileArchiveError(InputError):
 
 @dataclass(frozen=True)
 class SourceFile:
+    """One evidence file found for the catalog: its catalog name, where it can be read now, its size in bytes
+    and SHA-256."""
+
     name: str  # where the file sits, as the catalog records it: "<input>/<relative path>"
     path: Path  # where it can be read now (the input itself, or its staged copy)
     size: int
@@ -75,6 +78,8 @@ class ResultsFolder:
 
 @dataclass(frozen=True)
 class Refusal:
+    """An input the catalog would not read (a symbolic link, a hostile or unreadable archive) and why."""
+
     source: str
     reason: str
 
@@ -89,6 +94,7 @@ class Archive:
 
 
 def sha256_file(path: Path) -> str:
+    """The SHA-256 of a file's bytes as hex, read in chunks so a large file is never held whole."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         while chunk := handle.read(HASH_CHUNK):

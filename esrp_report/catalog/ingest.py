@@ -37,6 +37,9 @@ JOB_BYTES = 8 << 20
 
 @dataclass
 class IngestReport:
+    """What an ingest did: files and bytes hashed, folders and archives parsed or unchanged, runs added,
+    replaced or unchanged, refusals and parse failures."""
+
     files: int = 0
     bytes_hashed: int = 0
     folders: int = 0
@@ -52,6 +55,7 @@ class IngestReport:
     failures: list[str] = field(default_factory=list)  # folders whose parsing raised (a bug)
 
     def as_dict(self) -> dict[str, Any]:
+        """The report as a plain dict for --json, refusals as {source, reason}."""
         out = {k: v for k, v in self.__dict__.items() if k not in ("refusals", "failures")}
         out["refusals"] = [{"source": r.source, "reason": r.reason} for r in self.refusals]
         out["failures"] = list(self.failures)

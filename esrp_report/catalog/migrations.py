@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Migration:
+    """One step of the catalog schema: its version number, name and the SQL that applies it."""
+
     version: int
     name: str
     sql: str

@@ -34,12 +34,17 @@ INSTANCE_SCHEMA = {
 
 @dataclass(frozen=True)
 class FolderJob:
+    """One results folder to parse: its location and files as (catalog name, readable path, sha256, size)."""
+
     location: str
     files: tuple[tuple[str, str, str, int], ...]  # (catalog name, readable path, sha256, size)
 
 
 @dataclass
 class ParsedRun:
+    """One run as catalog rows: the run row, its sources, instance values, verdicts, problems and, from a
+    counter log, its counters and series."""
+
     run: dict[str, Any]
     sources: list[dict[str, Any]]
     instance_values: pl.DataFrame
@@ -51,16 +56,22 @@ class ParsedRun:
 
 @dataclass
 class ParsedFolder:
+    """What parsing one folder gave: its runs, and the problems not tied to a run."""
+
     location: str
     runs: list[ParsedRun] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)  # not tied to a run
 
 
 def run_id_for(run_key: str) -> str:
+    """The run id of a run key: the first 16 hex digits of its SHA-256, so the same run keeps its id across
+    ingests."""
     return hashlib.sha256(run_key.encode()).hexdigest()[:16]
 
 
 def design_of(location: str) -> str:
+    """The design a results location belongs to: the location's parent folder, or the location itself when it
+    has none."""
     return location.rsplit("/", 1)[0] if "/" in location else location
 
 
@@ -111,6 +122,8 @@ def _read(job: FolderJob, parsed: ParsedFolder) -> ev.Evidence:
 
 
 def parse_folder(job: FolderJob) -> ParsedFolder:
+    """Read one folder's files (each on its own, so a damaged file costs only itself), assemble and assess its
+    runs, and return them as catalog rows with the folder's problems."""
     parsed = ParsedFolder(job.location)
     by_path = {path: (name, digest, size) for name, path, digest, size in job.files}
     evidence = _read(job, parsed)

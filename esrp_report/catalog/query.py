@@ -94,6 +94,9 @@ def resolve_run(catalog: Catalog, ref: str) -> str:
 
 @dataclass
 class RunDetail:
+    """One catalogued run as `catalog show` gives it: the run row, verdicts, instance values (a column per
+    metric), problems and sources."""
+
     run: dict[str, object]
     verdicts: pl.DataFrame
     instances: pl.DataFrame  # one row per (origin, table, instance), one column per metric
@@ -102,6 +105,8 @@ class RunDetail:
 
 
 def show_run(catalog: Catalog, ref: str) -> RunDetail:
+    """The detail of the run an id, unique id prefix or run key names; raises CatalogError when it names no
+    run or several."""
     run_id = resolve_run(catalog, ref)
     run = catalog.frame("SELECT * FROM runs WHERE run_id = ?", [run_id]).row(0, named=True)
     values = catalog.frame(

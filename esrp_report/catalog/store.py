@@ -55,6 +55,9 @@ class _Columns(dict[str, list[str]]):
 
 
 class Catalog:
+    """An open catalog folder: the DuckDB connection and the counter series beside it. Use as a context
+    manager, or close it."""
+
     def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
         self.root = root
         self.con = con
@@ -64,6 +67,9 @@ class Catalog:
 
     @classmethod
     def open(cls, root: Path, *, create: bool = False, read_only: bool = False) -> Catalog:
+        """Open the catalog in ``root``; opened for writing, it is migrated to the latest schema and cleared
+        of what a crash left, and with ``create`` a missing one is made. Raises CatalogError when there is no
+        catalog and ``create`` is false, when it cannot be opened, or when a read-only one needs migrating."""
         database = root / DATABASE
         if not database.exists():
             if not create:
@@ -87,6 +93,7 @@ class Catalog:
         return catalog
 
     def close(self) -> None:
+        """Close the database connection."""
         self.con.close()
 
     def __enter__(self) -> Catalog:
@@ -106,6 +113,7 @@ class Catalog:
         return frame
 
     def version(self) -> int:
+        """The catalog's schema version: the last migration applied, 0 for a new database."""
         exists = self._one(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
         )
@@ -136,6 +144,8 @@ class Catalog:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """A transaction around the block: committed when it ends, rolled back and re-raised on any
+        exception."""
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield
@@ -169,15 +179,18 @@ class Catalog:
     # ------------------------------------------------------------------ writing
 
     def known_archive(self, name: str, sha256: str) -> bool:
+        """Is this archive recorded with this SHA-256 (unchanged since it was last ingested)?"""
         row = self._one("SELECT sha256 FROM archives WHERE name = ?", [name])
         return row is not None and row[0] == sha256
 
     def record_archive(self, name: str, sha256: str, size: int) -> None:
+        """Record an archive's name, SHA-256 and size, replacing an earlier record of the name."""
         with self.transaction():
             self.con.execute("DELETE FROM archives WHERE name = ?", [name])
             self.con.execute("INSERT INTO archives VALUES (?, ?, ?)", [name, sha256, size])
 
     def known_folder(self, location: str, fingerprint: str) -> bool:
+        """Is this folder recorded with this fingerprint (unchanged since it was last ingested)?"""
         row = self._one("SELECT fingerprint FROM folders WHERE location = ?", [location])
         return row is not None and row[0] == fingerprint
 
@@ -189,6 +202,8 @@ class Catalog:
     def record_folder(
         self, location: str, fingerprint: str, runs: int, problems: list[dict[str, Any]]
     ) -> None:
+        """Record one folder (its fingerprint, run count and the problems not tied to a run), replacing its
+        earlier record."""
         self.record_folders([(location, fingerprint, runs, problems)])
 
     def record_folders(self, records: list[tuple[str, str, int, list[dict[str, Any]]]]) -> None:
@@ -223,14 +238,18 @@ class Catalog:
             self._insert_dicts("problems", problems)
 
     def record_refusal(self, source: str, reason: str) -> None:
+        """Record that an input was refused and why, replacing an earlier refusal of it."""
         with self.transaction():
             self.con.execute("DELETE FROM refusals WHERE source = ?", [source])
             self.con.execute("INSERT INTO refusals VALUES (?, ?)", [source, reason])
 
     def clear_refusal(self, source: str) -> None:
+        """Forget an earlier refusal of this input (it was read this time)."""
         self.con.execute("DELETE FROM refusals WHERE source = ?", [source])
 
     def run_version(self, run_id: str) -> tuple[str, str | None] | None:
+        """The stored version of a run, (content SHA-256, series file or None), or None when the run is not
+        catalogued."""
         row = self._one("SELECT content_sha256, series_file FROM runs WHERE run_id = ?", [run_id])
         return None if row is None else (row[0], row[1])
 

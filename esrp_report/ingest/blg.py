@@ -165,6 +165,9 @@ class BlgBatch:
 
 @dataclass
 class Catalog:
+    """The closing catalog record of a .blg: first and last sample times (local FILETIME), the sample count
+    and the object count it states."""
+
     first_local: int
     last_local: int
     samples: int
@@ -688,6 +691,7 @@ class Selector:
         return re.compile(fnmatch.translate(text.replace("[", "[[]")), re.IGNORECASE)
 
     def wants(self, path: str) -> bool:
+        """Does a counter path match one of the patterns (always, when there are none)?"""
         return not self.patterns or any(p.match(path) for p in self.patterns)
 
 
@@ -1371,6 +1375,7 @@ class BlgFile:
         self.utc_offset_minutes: int | None = None
 
     def close(self) -> None:
+        """Close the file."""
         self._stream.close()
 
     def __enter__(self) -> BlgFile:
@@ -1801,6 +1806,8 @@ def _collect(
 
 
 def no_samples_error(blg: BlgFile) -> CounterLogError:
+    """The error for a .blg with no readable sample: how many damaged samples were skipped, the first
+    problems, and the file's buffer layout."""
     return CounterLogError(
         blg.source,
         "no readable samples"
@@ -1892,6 +1899,8 @@ def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
 
 
 def zone_name(header: BlgHeader, offset: int | None) -> str | None:
+    """The time zone's name from the header: the daylight name when the UTC offset in minutes is the daylight
+    one, else the standard name; None when the header has none."""
     if offset is None:
         return header.standard_name or None
     if -offset == header.bias_minutes + header.daylight_bias and header.daylight_bias:

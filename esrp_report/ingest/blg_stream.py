@@ -30,6 +30,8 @@ class BlgSamples:
         self.names: list[str] = []
 
     def batches(self) -> Iterator[pl.DataFrame]:
+        """The cooked samples in order, the file decoded again one batch at a time: a frame per batch, UTC
+        time stamps, null for no value."""
         with blg.BlgFile(self.path) as log:
             for batch in log.batches(batch_bytes=self.batch_bytes):
                 yield self._frame(batch, log)

@@ -42,6 +42,7 @@ def default_instance_name(position: int) -> str:
 
 
 def sniff_config_xml(head: bytes) -> bool:
+    """Does a file's head look like a Jetstress configuration XML (root element <configuration>)?"""
     return root_name(head) == ROOT
 
 
@@ -109,6 +110,8 @@ class _Reader:
 
 
 def read_config_xml(path: str | Path) -> ConfigProfile:
+    """Read a Jetstress configuration XML; values that cannot be read are left out
+    (read_config_xml_with_problems says which). Raises InputError for a file that is no configuration XML."""
     return read_config_xml_with_problems(path)[0]
 
 

@@ -299,6 +299,7 @@ class CounterCsvStream:
         )
 
     def no_samples(self) -> CounterLogError:
+        """The error for a log with no readable sample row, with how many damaged rows were dropped."""
         lost = sum(p.lost for p in self.problems)
         return CounterLogError(
             self.source,

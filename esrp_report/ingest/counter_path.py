@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class CounterPath:
+    """A counter path split into machine (None when not written), object, instance (None when none) and
+    counter."""
+
     machine: str | None
     object: str
     instance: str | None
@@ -69,6 +72,8 @@ def parse_counter_path(text: str) -> CounterPath:
 
 
 def format_counter_path(p: CounterPath) -> str:
+    r"""The counter path as perfmon writes it: ``\\MACHINE\Object(Instance)\Counter``, the machine
+    and instance parts only when present."""
     machine = f"\\\\{p.machine}" if p.machine is not None else ""
     instance = f"({p.instance})" if p.instance is not None else ""
     return f"{machine}\\{p.object}{instance}\\{p.counter}"

@@ -27,6 +27,8 @@ ERROR_LEVELS = frozenset({"critical", "error"})
 
 @dataclass(frozen=True)
 class Event:
+    """One event: its time (naive UTC), level, event id, source and computer."""
+
     time_utc: datetime  # naive UTC
     level: str
     event_id: int
@@ -36,6 +38,8 @@ class Event:
 
 @dataclass
 class EventLog:
+    """A Windows event log (.evt or .evtx): its events, how many records could not be read, and problems."""
+
     source: str
     format: str  # "evt" | "evtx"
     events: list[Event] = field(default_factory=list)
@@ -43,10 +47,13 @@ class EventLog:
     problems: list[Problem] = field(default_factory=list)
 
     def errors_between(self, start_utc: datetime, end_utc: datetime) -> list[Event]:
+        """The critical and error events from ``start_utc`` to ``end_utc`` inclusive (naive UTC)."""
         return [e for e in self.events if e.level in ERROR_LEVELS and start_utc <= e.time_utc <= end_utc]
 
 
 def read_event_log(path: Path) -> EventLog:
+    """Read a .evt or .evtx event log by its suffix; unreadable records are counted as problems. Raises
+    InputError for another suffix or a file that cannot be opened as an event log."""
     suffix = path.suffix.casefold()
     if suffix == ".evt":
         return _read_evt(path)

@@ -318,6 +318,8 @@ def _run_keys(run: Run) -> list[tuple[str, str]]:
 
 
 def load_solution(paths: Iterable[Path], name: str = "solution") -> Solution:
+    """Read the evidence in these files and folders and assemble it into a solution. Raises the reader's error
+    when no file could be read, and InputError when no Jetstress evidence was found."""
     paths = list(paths)
     evidence = read_evidence(paths)
     if evidence.files_read == 0 and evidence.unreadable:

@@ -83,6 +83,7 @@ def register(fmt: EvidenceFormat) -> EvidenceFormat:
 
 
 def read_head(path: Path) -> Head:
+    """The first HEAD_BYTES of a file, for the recognisers; raises InputError when it cannot be read."""
     try:
         with path.open("rb") as handle:
             return Head(path, handle.read(HEAD_BYTES))

@@ -49,7 +49,8 @@ TABLE_TITLES = {
 
 
 class ManifestError(InputError):
-    pass
+    """A solution manifest that cannot be read, or a key of it that is unknown, missing, of the wrong
+    type or out of range."""
 
 
 class _Reader:
@@ -161,6 +162,8 @@ def _positive(value: float) -> bool:
 
 
 def read_manifest(path: Path) -> Manifest:
+    """Read a solution manifest (TOML). Raises ManifestError, naming the key and what was expected, for a file
+    that is not UTF-8 TOML or a key that is missing, unknown or of the wrong type."""
     try:
         raw = read_regular_file(path, what="manifest")
     except InputError as exc:

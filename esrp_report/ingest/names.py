@@ -21,6 +21,8 @@ def normalized_stem(name: str) -> str:
 
 
 def kind_from_name(name: str) -> TestKind | None:
+    """The test type a Jetstress file name states ("Performance_2011_3_11_13_27_46.html"), or None for a name
+    of another shape or an unknown type."""
     match = _STEM.match(Path(name.replace("\\", "/")).stem)
     if match:
         return _KIND_NAMES.get(match.group("kind").casefold())

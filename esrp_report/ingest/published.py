@@ -116,6 +116,8 @@ def _document_bytes(path: Path) -> bytes:
 
 
 def parse_document(data: bytes, source: str) -> PublishedDocument:
+    """Rebuild the structure of a published document from its bytes (PDF, HTML, Markdown or text, told by
+    content); ``source`` names it in problems."""
     lines, kind = _document_lines(data, source)
     del data  # the file's bytes and decoded text are not held while the structure is rebuilt
     doc = PublishedDocument(source=source, format=kind)
@@ -331,6 +333,7 @@ def _label_and_figures(text: str) -> list[str] | None:
 
 
 def is_number(text: str) -> bool:
+    """Is the text a printed number ("14,422.400", "39%")?"""
     return DocNumber.parse(text.strip()) is not None
 
 
@@ -340,6 +343,8 @@ def number(text: str) -> DocNumber | None:
 
 
 def normalize(label: str) -> str:
+    """A label as the tables are looked up by: case, spacing, units in parentheses, "*" and ":" do not
+    matter."""
     label = L.normalize_label(label)
     label = _UNIT.sub("", label)
     label = _SLASH.sub("/", label)

@@ -62,6 +62,7 @@ _TOTAL_INSTANCE = re.compile(r"^_?total$", re.IGNORECASE)
 
 
 def sniff_result_xml(head: bytes) -> bool:
+    """Does a file's head look like a Jetstress result XML (root element <output>)?"""
     return root_name(head) == ROOT
 
 

@@ -161,6 +161,8 @@ def parse_xml(data: bytes, path: str | Path) -> etree._Element:
 
 
 def read_xml(path: str | Path) -> etree._Element:
+    """Read and parse an untrusted XML file. Raises XmlInputError when it cannot be read or is not
+    well-formed, UnsafeInputError when it declares entities."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:

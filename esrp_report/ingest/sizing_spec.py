@@ -24,7 +24,7 @@ KEYS = (*INPUTS, QUOTA_GB)
 
 
 class SizingSpecError(InputError):
-    pass
+    """A sizing spec file that cannot be read or holds a key or value the sizing model does not take."""
 
 
 def load_sizing_spec(path: Path, *, base: SizingSpec | None = None) -> SizingSpec:

@@ -137,6 +137,8 @@ def parse_test_log(text: str, source: str, first_line: int = 1) -> TestLog:
 
 
 def read_test_log(path: str | Path) -> TestLog:
+    """Read a Jetstress test log in any supported encoding. Raises InputError when it cannot be read or has no
+    timestamped entry."""
     text, _encoding = read_text(path)
     return parse_test_log(text, str(path))
 

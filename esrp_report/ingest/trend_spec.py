@@ -32,7 +32,7 @@ EQUATED_KEYS = ("achieved", "planned", *LATENCIES, *(f"{k}_equated" for k in LAT
 
 
 class TrendSpecError(InputError):
-    pass
+    """A published trend table file (TOML) that cannot be read or holds no usable table."""
 
 
 def parse_cell(text: str) -> PublishedCell | None:

@@ -1,0 +1,1 @@
+"""Rendering: documents, audits and comparisons as HTML, PDF and charts, and the plain dicts behind --json."""

@@ -21,12 +21,17 @@ HEADING_WIDTH = 10  # characters per heading line above a numeric column in a li
 
 @dataclass(frozen=True)
 class AppendixRow:
+    """One row of an appendix table as printed text; ``failing`` marks a row that failed a rule."""
+
     cells: tuple[str, ...]
     failing: bool = False
 
 
 @dataclass(frozen=True)
 class AppendixTable:
+    """One table of an appendix test report as printed text: title, column headings (none for a key/value
+    table), which columns are figures, rows."""
+
     title: str
     headings: tuple[str, ...]  # empty: a key/value table without a heading row
     numeric: tuple[bool, ...]  # per column: right-aligned figures
@@ -34,11 +39,15 @@ class AppendixTable:
     wide: bool = False  # a per-instance table with many columns
 
     def listing(self) -> Listing:
+        """The table as a monospaced listing, for the PDF."""
         return listing(self)
 
 
 @dataclass(frozen=True)
 class Listing:
+    """An appendix table as monospaced text: the heading lines, then one line per row with whether it
+    failed."""
+
     head: str  # heading lines, columns aligned with the body
     lines: tuple[tuple[str, bool], ...]  # (row text, failing)
 
@@ -207,6 +216,8 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
 
 
 def test_log_lines(run: m.Run) -> list[str]:
+    """The run's test log as printed lines ("M/D/YYYY h:mm:ss AM -- message"); empty when the run has no test
+    log."""
     if run.test_log is None:
         return []
     return [f"{timestamp(e.timestamp)} -- {e.message}" for e in run.test_log.entries]

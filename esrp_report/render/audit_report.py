@@ -11,6 +11,8 @@ from esrp_report.render.html import environment
 
 
 def render_audit_html(result: AuditResult, *, generated: datetime, template: str = "esrp") -> str:
+    """The audit as one self-contained HTML page, from the named template folder; raises TemplateError when
+    there is no such template."""
     env = environment(None, template)
     counts = {s: sum(1 for f in result.findings if f.severity == s) for s in (ERROR, WARNING, NOTE)}
     return env.get_template("audit.html").render(

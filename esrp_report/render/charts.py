@@ -87,6 +87,8 @@ def latency_chart(series: pl.DataFrame, title: str, limit: float | None, prefix:
 def achieved_vs_target_chart(
     labels: Sequence[str], achieved: Sequence[float | None], targets: Sequence[float | None], prefix: str
 ) -> str:
+    """A bar chart of achieved transactional IOPS per label with each target marked, as SVG (ids prefixed with
+    ``prefix``); a missing achieved value draws as 0, a missing target is left out."""
     plt = _pyplot()
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.6, 2.6))
@@ -190,6 +192,7 @@ class ChartSpec:
 
 
 def draw(spec: ChartSpec) -> str:
+    """The SVG of a chart spec (latency, achieved, split or trend); raises ValueError for an unknown kind."""
     if spec.kind == "latency":
         series, title, limit = spec.args
         return latency_chart(series, title, limit, spec.key)

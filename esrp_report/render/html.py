@@ -53,6 +53,9 @@ class ConfinedLoader(jinja2.BaseLoader):
     def get_source(
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
+        """The template's source, file name and an up-to-date check, from the first folder that has it. Raises
+        TemplateError for a name that leaves the folders or a file that cannot be read safely,
+        TemplateNotFound when no folder has it."""
         parts = relative_parts(template)
         if parts is None:
             raise TemplateError(
@@ -104,6 +107,7 @@ _MD = _markdown()
 
 
 def markdown(text: str) -> Markup:
+    """Vendor Markdown as HTML, safe to mark up: raw HTML is escaped and unsafe link targets refused."""
     # html=False escapes any raw HTML; markdown-it refuses javascript:, vbscript:, file: and
     # data: link targets. The result is therefore safe to mark up.
     return Markup(_MD.render(text))
@@ -151,6 +155,9 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 
 
 def environment(override: Path | None, name: str) -> jinja2.Environment:
+    """A sandboxed Jinja2 environment for the named template folder (the override folder searched first), with
+    the project's filters. Raises TemplateError for a name that is no plain folder name, a missing template
+    folder or an override that is no folder."""
     # A plain name, or ``TEMPLATES / "/"`` would be the root folder and every file on the machine
     # a template.
     if not is_plain_name(name):
@@ -224,6 +231,8 @@ PROSE = (
 
 
 def table_of_contents(doc: Document) -> list[tuple[str | None, str, str]]:
+    """The document's contents as (section key or None, title, anchor): the fixed sections and the vendor's
+    sections the manifest fills."""
     return [entry for entry in PROSE if entry[0] is None or entry[0] in doc.manifest.sections]
 
 
@@ -244,6 +253,7 @@ class ChartPlan:
     runs: dict[str, list[charts.ChartSpec]] = field(default_factory=dict)
 
     def all(self) -> list[charts.ChartSpec]:
+        """Every chart spec of the document: the solution's, then each appendix run's."""
         return [*self.solution, *(spec for specs in self.runs.values() for spec in specs)]
 
 

@@ -12,6 +12,8 @@ def round_half_up(value: float, decimals: int) -> Decimal:
 
 
 def fmt_number(value: float | None, decimals: int, *, thousands: bool = False, missing: str = "—") -> str:
+    """A number rounded half up to ``decimals`` as text, with thousands separators when asked; ``missing``
+    ("—") for None."""
     if value is None:
         return missing
     rounded = round_half_up(value, decimals)
@@ -19,6 +21,8 @@ def fmt_number(value: float | None, decimals: int, *, thousands: bool = False, m
 
 
 def fmt_percent(value: float | None, decimals: int = 1, missing: str = "—") -> str:
+    """A fraction as a percentage rounded half up to ``decimals`` (0.125 -> "12.5%"); ``missing`` ("—") for
+    None."""
     if value is None:
         return missing
     return f"{round_half_up(value * 100, decimals):.{decimals}f}%"

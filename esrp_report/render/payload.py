@@ -22,6 +22,7 @@ SCHEMA = "esrp-report/check/2"
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
+    """A problem as a plain dict: source, location, severity, message and how much was lost."""
     return {
         "source": p.source,
         "location": p.location,
@@ -32,6 +33,8 @@ def problem_dict(p: Problem) -> dict[str, Any]:
 
 
 def io_dict(f: IoFigures) -> dict[str, Any]:
+    """One convention's I/O figures as a plain dict: rates per second, latencies in milliseconds, instance
+    count."""
     return {
         "instances": f.instances,
         "transfers_per_sec": f.transfers,
@@ -45,6 +48,8 @@ def io_dict(f: IoFigures) -> dict[str, Any]:
 
 
 def summary_dict(s: ServerSummary | AggregateSummary) -> dict[str, Any]:
+    """A server's or the aggregate's summary as a plain dict: target and achieved IOPS and the figures per
+    convention, with the server's source or the aggregate's server count."""
     out: dict[str, Any] = {
         "target_iops": s.target_iops,
         "achieved_iops": s.achieved_iops,
@@ -58,14 +63,18 @@ def summary_dict(s: ServerSummary | AggregateSummary) -> dict[str, Any]:
 
 
 def backup_dict(b: BackupFigures | None) -> dict[str, Any] | None:
+    """The backup figures as a plain dict, or None when there are none."""
     return None if b is None else asdict(b)
 
 
 def recovery_dict(r: RecoveryFigures | None) -> dict[str, Any] | None:
+    """The soft recovery figures as a plain dict, or None when there are none."""
     return None if r is None else asdict(r)
 
 
 def result_dict(r: RuleResult) -> dict[str, Any]:
+    """One rule result as a plain dict: the rule, instance, status, value against threshold, margin, evidence
+    and reason."""
     return {
         "rule": r.rule_id,
         "description": r.description,
@@ -84,6 +93,8 @@ def result_dict(r: RuleResult) -> dict[str, Any]:
 
 
 def disagreement_dict(d: Disagreement) -> dict[str, Any]:
+    """Two sources that disagree on one figure, as a plain dict with both values and their relative
+    difference."""
     return {
         "table": d.table,
         "instance": d.instance,
@@ -95,6 +106,8 @@ def disagreement_dict(d: Disagreement) -> dict[str, Any]:
 
 
 def run_dict(ra: RunAssessment) -> dict[str, Any]:
+    """One run's assessment for --json: status, target, counter window (ISO times, sample counts),
+    per-instance status, rule results, disagreements and problems."""
     run = ra.run
     window = None
     if ra.counter is not None:
@@ -131,6 +144,8 @@ def run_dict(ra: RunAssessment) -> dict[str, Any]:
 
 
 def server_dict(s: ServerAssessment) -> dict[str, Any]:
+    """One server's assessment for --json: status, missing tests, summaries per test type, backup, soft
+    recovery and runs."""
     return {
         "name": s.name,
         "status": s.status.value,
@@ -143,6 +158,8 @@ def server_dict(s: ServerAssessment) -> dict[str, Any]:
 
 
 def check_payload(a: SolutionAssessment) -> dict[str, Any]:
+    """The whole `check --json` document (schema SCHEMA): the solution's status and reason, servers,
+    aggregates, backup and problems."""
     return {
         "schema": SCHEMA,
         "tool_version": __version__,
@@ -158,6 +175,8 @@ def check_payload(a: SolutionAssessment) -> dict[str, Any]:
 
 
 def describe_run(run: Run) -> dict[str, Any]:
+    """What `inspect` shows of one report or result XML: versions, times (ISO), sizing, instances, how many
+    rows each table holds, and problems."""
     return {
         "kind": run.kind.value,
         "machine": run.machine,
@@ -183,6 +202,8 @@ def describe_run(run: Run) -> dict[str, Any]:
 
 
 def describe_test_log(log: TestLog) -> dict[str, Any]:
+    """What `inspect` shows of a test log: entry count, first and last times (ISO), thresholds, intervals,
+    operation mix, sample counts, errors and problems."""
     return {
         "entries": len(log.entries),
         "first": log.entries[0].timestamp.isoformat() if log.entries else None,

@@ -23,6 +23,8 @@ from esrp_report.safe_files import read_regular_file
 
 @dataclass
 class PdfResult:
+    """A laid-out PDF: its bytes and page count, the URLs the fetcher refused, and WeasyPrint's warnings."""
+
     pdf: bytes
     pages: int
     refused: list[str] = field(default_factory=list)  # URLs the fetcher would not read
@@ -30,6 +32,8 @@ class PdfResult:
 
 
 def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = None) -> PdfResult:
+    """Lay out HTML as a PDF with WeasyPrint. Only data: URLs and regular files inside ``allowed_roots`` are
+    fetched; every other URL is refused and listed, not read."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         from weasyprint import HTML  # noqa: PLC0415 - imports Pango; keep `esrp-report check` light
@@ -87,6 +91,9 @@ class PartJob:
 
 @dataclass
 class PartResult:
+    """One laid-out piece of a document: its PDF bytes and page count, the charts drawn (key to SVG), refused
+    URLs and warnings."""
+
     pdf: bytes
     pages: int
     drawn: dict[str, str]  # chart key -> SVG, reused by the screen HTML
@@ -122,6 +129,8 @@ def warm_up() -> None:
 
 @dataclass
 class Joined:
+    """The joined document: its PDF bytes and page count."""
+
     pdf: bytes
     pages: int
 
@@ -152,6 +161,7 @@ class PdfJoiner:
         self.starts: list[int] = []
 
     def add(self, result: PartResult) -> None:
+        """Append the next piece's pages, in document order."""
         from pypdf import PdfReader  # noqa: PLC0415
 
         reader = PdfReader(io.BytesIO(result.pdf))

@@ -39,6 +39,8 @@ STATUS_TEXT = {"ok": "as printed", FLAG: "FLAG", DIFFERS: "differs"}
 
 @dataclass(frozen=True)
 class ViewRow:
+    """One row of the comparison view: its figure key, label and one printed cell per run."""
+
     key: str
     label: str
     cells: tuple[str, ...]
@@ -46,6 +48,9 @@ class ViewRow:
 
 @dataclass(frozen=True)
 class CheckRow:
+    """One checked cell of a published trend table, printed: where it is, the printed value, what its
+    bracketed values allow, what the runs give, and its status."""
+
     where: str  # "Read Latency DBs, 150 msg / 0.18 IOPS"
     printed: str
     allowed: str
@@ -100,6 +105,8 @@ def _check_row(cell: CheckedCell, columns: tuple[str, ...]) -> CheckRow:
 
 
 def compare_view(comparison: Comparison) -> CompareView:
+    """The comparison as the template and terminal show it: printed rows per figure, the equated latencies,
+    the runs, the check of a published table when there is one, and a chart."""
     runs = comparison.runs
     labels = tuple(r.label for r in runs)
     published = comparison.check.table.columns if comparison.check is not None else ()

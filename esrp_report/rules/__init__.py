@@ -32,6 +32,8 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
 
 
 class Status(StrEnum):
+    """A verdict, of one rule or rolled up to a run, server or solution."""
+
     PASS = "pass"
     FAIL = "fail"
     INCOMPLETE = "incomplete"  # nothing failed, but some rule was not evaluated or saw damage
@@ -43,6 +45,9 @@ Threshold = float | str  # a number, or "target"
 
 @dataclass(frozen=True)
 class Rule:
+    """One pass/fail rule as the thresholds TOML states it: the measure it takes, its comparison and unit, and
+    a threshold per test type (optionally per Jetstress generation)."""
+
     id: str
     description: str
     scope: str  # "instance" | "run"
@@ -55,6 +60,8 @@ class Rule:
     source: str = "built-in"
 
     def threshold_for(self, kind: TestKind, generation: Generation) -> Threshold | None:
+        """The threshold for this test type and generation (a number, or "target" for the target IOPS): the
+        generation's own when the rule has one, else the test type's; None when the rule does not apply."""
         specific = self.by_generation.get(generation.value, {})
         if kind.value in specific:
             return specific[kind.value]
@@ -63,6 +70,9 @@ class Rule:
 
 @dataclass(frozen=True)
 class RuleResult:
+    """One rule judged on one instance (or on the whole run): the value against its threshold, where the value
+    came from, and the damage behind it."""
+
     rule_id: str
     description: str
     server: str
@@ -223,12 +233,16 @@ class RunEvidence:
     counter_caveats: list[str] = field(default_factory=list)
 
     def damage_of(self, instance: str, metric: str) -> int:
+        """How many damaged counter-log samples were left out of this instance's metric (0 when none);
+        instance names match across sources."""
         wanted = instance_key(instance)
         return sum(
             per.get(metric, 0) for name, per in self.counter_damaged.items() if instance_key(name) == wanted
         )
 
     def lost_maximum(self, instance: str, metric: str) -> float | None:
+        """The largest value among this instance's counter-log samples of the metric that were lost whole, or
+        None when none was lost."""
         wanted = instance_key(instance)
         values = [
             per[metric]
@@ -240,6 +254,9 @@ class RunEvidence:
 
 @dataclass(frozen=True)
 class Measured:
+    """A value a measure took (None when the evidence has none), where it came from, why it is missing, and
+    the damage behind it."""
+
     value: float | None
     evidence: str
     reason: str = ""
@@ -257,6 +274,9 @@ def _from_counter_log(ev: RunEvidence, value: float | None, damaged: int, caveat
 
 @dataclass(frozen=True)
 class Measure:
+    """How to take one measure: its scope ("instance" or "run") and the function that takes it from a run's
+    evidence."""
+
     scope: str
     take: Callable[[RunEvidence, str | None], Measured]
 
@@ -368,6 +388,9 @@ MEASURES: dict[str, Measure] = {
 
 
 def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
+    """Judge every rule that applies to the run's test type and generation, per instance or once for the run
+    (a rule that applies only with evidence is skipped without it). A missing value or target is
+    NOT_EVALUATED; a pass on damaged evidence is INCOMPLETE."""
     run = ev.run
     results: list[RuleResult] = []
     source = run.sources[0] if run.sources else ""
