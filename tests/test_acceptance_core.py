@@ -164,7 +164,8 @@ def test_one_instance_at_20_4_ms_fails_instance_server_and_solution(samples: Pat
     failing = [line for line in result.output.splitlines() if "FAIL" in line and "Instance2756.7" in line]
     assert len(failing) == 1
     assert "db-read-latency-avg" in failing[0] and "20.400" in failing[0] and "< 20.000 ms" in failing[0]
-    assert "Solution" in result.output and "FAIL" in result.output.splitlines()[-1]
+    [verdict] = [line for line in result.output.splitlines() if line.startswith("Solution")]
+    assert verdict.endswith("FAIL")
 
     payload = json.loads(runner.invoke(app, ["check", str(tmp_path), "--json"]).output)
     assert payload["solution"]["status"] == "fail"

@@ -174,7 +174,7 @@ def test_fifo_is_refused_at_once_by_name(tmp_path: Path, fifo: Path, command: li
     )
     assert done.returncode == 2, done.stdout + done.stderr
     message = " ".join(done.stderr.split())
-    assert str(fifo) in message and "FIFO" in message and "not a file" in message
+    assert str(fifo) in message and "FIFO" in message and ("not a file" in message or "not a regular file" in message)
 
 
 @pytest.mark.parametrize(
@@ -225,8 +225,8 @@ def test_override_template_errors_are_template_errors(tmp_path: Path) -> None:
     bundle = tmp_path / "bundle.txt"
     for index, (body, expected) in enumerate(
         [
-            (b"{{ nosuchname }}", "UndefinedError: 'nosuchname' is undefined"),
-            (b"{% include 'partials/missing.html' %}", "TemplateNotFound: partials/missing.html"),
+            (b"{{ nosuchname }}", "'nosuchname' is undefined"),
+            (b"{% include 'partials/missing.html' %}", "no such template"),
             (b"{% for %}", "kv_table.html: line 1:"),
         ]
     ):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esrp_report.errors import InputError, UnsupportedFormatError
+from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.text import sniff_encoding
 
 if TYPE_CHECKING:
@@ -83,7 +84,9 @@ def register(fmt: EvidenceFormat) -> EvidenceFormat:
 
 
 def read_head(path: Path) -> Head:
-    """The first HEAD_BYTES of a file, for the recognisers; raises InputError when it cannot be read."""
+    """The first HEAD_BYTES of a file, for the recognisers; raises InputError when it cannot be
+    read or is no regular file (a FIFO or a device is refused, never opened: either would hang)."""
+    require_regular_file(path)
     try:
         with path.open("rb") as handle:
             return Head(path, handle.read(HEAD_BYTES))
