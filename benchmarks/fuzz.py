@@ -228,7 +228,7 @@ def _blg_seeds() -> list[bytes]:
 
     import numpy as np
 
-    from esrp_report.synth import blg_writer as w
+    from esrp_synth import blg_writer as w
 
     objects = (
         w.PerfObject(

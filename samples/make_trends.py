@@ -1,6 +1,6 @@
 """Write the results folders behind the trend tables of the EqualLogic sizing study (seed 004, §5).
 
-    .venv/bin/python samples/make_trends.py
+    PYTHONPATH=. .venv/bin/python samples/make_trends.py
 
 Deterministic: re-running writes identical files. samples/data/trends-004.toml holds every table
 cell as printed ("223% [5.2 msec]") and the configuration of each run behind a column. For each
@@ -56,8 +56,8 @@ from esrp_report.model import (
     TestKind,
     Thresholds,
 )
-from esrp_report.synth.jetstress_html import ReportStyle, write_report_html
-from esrp_report.synth.jetstress_xml import write_config_xml
+from esrp_synth.jetstress_html import ReportStyle, write_report_html
+from esrp_synth.jetstress_xml import write_config_xml
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "trends-004.toml"

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from esrp_report.errors import CounterLogError, InputError
 from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import BlgFile, read_blg
-from esrp_report.synth import blg_writer as w
+from esrp_synth import blg_writer as w
 
 
 @pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
@@ -525,7 +525,7 @@ def test_vmax_sample_with_blg_performance_logs_builds_the_same_document(
 
     from esrp_report.cli import app
     from esrp_report.ingest.counter_csv import read_counter_csv
-    from esrp_report.synth.perfmon_blg import counter_log_to_blg
+    from esrp_synth.perfmon_blg import counter_log_to_blg
 
     samples = Path(__file__).parents[1] / "samples"
     copy = tmp_path / "samples"

@@ -22,7 +22,7 @@ from esrp_report.counter_types import WINDOW_WHY, Formula, RawEnds, window_avera
 from esrp_report.errors import CounterLogError
 from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import read_blg, window_averages, window_report
-from esrp_report.synth import blg_writer as w
+from esrp_synth import blg_writer as w
 
 
 @pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)

@@ -11,7 +11,7 @@ import pytest
 from esrp_report.api import check
 from esrp_report.errors import InputError
 from esrp_report.ingest.event_log import read_event_log, window_utc
-from esrp_report.synth.event_log import EventRecord, write_evt
+from esrp_synth.event_log import EventRecord, write_evt
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -27,7 +27,8 @@ from esrp_report.model import (
     TestKind,
     TestLog,
 )
-from esrp_report.synth.jetstress_html import TABLE_COLUMNS, ReportStyle, write_report_html
+from esrp_report.render.jetstress_text import TABLE_COLUMNS
+from esrp_synth.jetstress_html import ReportStyle, write_report_html
 
 EMAIL5_PERF = "EMAIL5/Performance_2011_3_11_13_27_46.html"
 EMAIL5_STRESS = "EMAIL5/Stress_2011_3_14_9_2_3.html"

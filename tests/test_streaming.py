@@ -25,7 +25,7 @@ from esrp_report.ingest.blg import read_blg
 from esrp_report.ingest.report_html import read_report
 from esrp_report.model import Run, StreamedCounterLog, TestKind
 from esrp_report.render import payload
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 EMAIL5 = Path(__file__).resolve().parent.parent / "samples" / "EMAIL5"
 PERF = "Performance_2011_3_11_13_27_46"

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from esrp_report import api
 from esrp_report.cli import app
 from esrp_report.rules import Status
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 runner = CliRunner()
 OBJECT = "MSExchange Database ==> Instances"

@@ -13,11 +13,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from html import escape
 
-from esrp_report import model as m
 from esrp_report.model import DatabaseConfig, Run, TableKind, TestKind
+from esrp_report.render.jetstress_text import (
+    BDM_COLUMNS,
+    TABLE_COLUMNS,
+    TABLE_TITLES,
+    duration,
+    number,
+    timestamp,
+)
 
 _UNQUOTABLE = re.compile(r"[A-Za-z0-9_.:/\\-]+")
 
@@ -28,43 +34,6 @@ KIND_TITLES = {
     TestKind.SOFT_RECOVERY: "SoftRecovery",
     TestKind.DB_CHECKSUM: "DBChecksum",
 }
-
-# Header templates: {msec} is " (msec)" or nothing, {persec} a "/sec" spelling, {io} "IO" or "I/O".
-WIDE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("I/O Database Reads Average Latency{msec}", m.DB_READ_LATENCY),
-    ("I/O Database Writes Average Latency{msec}", m.DB_WRITE_LATENCY),
-    ("I/O Database Reads{persec}", m.DB_READS),
-    ("I/O Database Writes{persec}", m.DB_WRITES),
-    ("I/O Database Reads Average Bytes", m.DB_READ_BYTES),
-    ("I/O Database Writes Average Bytes", m.DB_WRITE_BYTES),
-    ("I/O Log Reads Average Latency{msec}", m.LOG_READ_LATENCY),
-    ("I/O Log Writes Average Latency{msec}", m.LOG_WRITE_LATENCY),
-    ("I/O Log Reads{persec}", m.LOG_READS),
-    ("I/O Log Writes{persec}", m.LOG_WRITES),
-    ("I/O Log Reads Average Bytes", m.LOG_READ_BYTES),
-    ("I/O Log Writes Average Bytes", m.LOG_WRITE_BYTES),
-)
-BDM_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Database Maintenance {io} Reads{persec}", m.BDM_READS),
-    ("Database Maintenance {io} Reads Average Bytes", m.BDM_READ_BYTES),
-)
-REPLICATION_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("I/O Log Reads{persec}", m.LOG_READS),
-    ("I/O Log Reads Average Bytes", m.LOG_READ_BYTES),
-)
-TABLE_COLUMNS = {
-    TableKind.TRANSACTIONAL: WIDE_COLUMNS,
-    TableKind.BACKGROUND_MAINTENANCE: BDM_COLUMNS,
-    TableKind.LOG_REPLICATION: REPLICATION_COLUMNS,
-    TableKind.TOTAL: WIDE_COLUMNS,
-}
-TABLE_TITLES = {
-    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
-    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
-    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
-    TableKind.TOTAL: "Total I/O Performance",
-}
-
 
 @dataclass(frozen=True)
 class ReportStyle:
@@ -96,39 +65,6 @@ class ReportStyle:
 
 
 DEFAULT_STYLE = ReportStyle()
-
-
-def number(value: float | None, decimals: int | None = None) -> str:
-    """Text that reads back to exactly ``value``: fixed decimals when they are exact, else the
-    shortest round-trip form."""
-    if value is None:
-        return ""
-    value = float(value)
-    if decimals is not None:
-        fixed = f"{value:.{decimals}f}"
-        if float(fixed) == value:
-            return fixed
-    if value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return repr(value)
-
-
-def timestamp(value: datetime | None) -> str:
-    """``M/D/YYYY h:mm:ss AM``, as Jetstress prints times."""
-    if value is None:
-        return ""
-    hour = value.hour % 12 or 12
-    return f"{value.month}/{value.day}/{value.year} {hour}:{value:%M:%S} {'AM' if value.hour < 12 else 'PM'}"
-
-
-def duration(seconds: float | None) -> str:
-    """``HH:MM:SS`` for whole seconds; other values as plain seconds (still exact)."""
-    if seconds is None:
-        return ""
-    if seconds < 0 or not float(seconds).is_integer():
-        return number(seconds)
-    whole = int(seconds)
-    return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
 def _version_name(version: str | None) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from esrp_report.model import CounterLog
-from esrp_report.synth import blg_writer as bw
+from esrp_synth import blg_writer as bw
 
 SCALE = 1_000_000
 
