@@ -615,7 +615,7 @@ class Session:
     """Runs inputs of one format through its reader in this process and keeps the tally."""
 
     def __init__(self, fmt: str, workdir: Path, out: Path, *, timeout: float, rss_mb: int) -> None:
-        from esrp_report.errors import InputError
+        from esrp_report.model.errors import InputError
 
         self.fmt = FORMATS[fmt]
         self.input_error = InputError

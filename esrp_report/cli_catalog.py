@@ -17,8 +17,8 @@ from rich.table import Table
 from esrp_report.catalog import query
 from esrp_report.catalog.ingest import ingest as run_ingest
 from esrp_report.catalog.store import Catalog
-from esrp_report.errors import EsrpError
-from esrp_report.render.numbers import fmt_number
+from esrp_report.model.errors import EsrpError
+from esrp_report.model.numbers import fmt_number
 
 catalog_app = typer.Typer(no_args_is_help=True, help="Archives of past runs: ingest, list, query, export.")
 

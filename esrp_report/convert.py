@@ -36,9 +36,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import blg, counter_csv, formats
 from esrp_report.model import Problem
+from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
 ROW_GROUP_BYTES = 128 << 20  # values per Parquet row group (batches are gathered to this size)

@@ -16,9 +16,9 @@ from typing import Any
 from esrp_report import aggregate as agg
 from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessment
 from esrp_report.compare import Disagreement, relative_difference
-from esrp_report.errors import RulesError
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
-from esrp_report.render.numbers import fmt_number
+from esrp_report.model.errors import RulesError
+from esrp_report.model.numbers import fmt_number
 from esrp_report.rules import Rule, RuleResult, Status
 from esrp_report.sizing import SizingResult
 

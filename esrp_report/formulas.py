@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from esrp_report.findings import ERROR, Finding
 from esrp_report.model import Formula
+from esrp_report.model.findings import ERROR, Finding
 
 _RESULT = re.compile(
     r"^\(?\s*(?P<value>[\d,]*\.?\d+)\s*(?P<unit>KB|MB|GB|TB|IOPS|IOps)?\s*\)?$", re.IGNORECASE

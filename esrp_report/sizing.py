@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from esrp_report.errors import EsrpError
+from esrp_report.model.errors import EsrpError
 
 KB_PER_MB = 1000.0
 MB_PER_GB = 1000.0

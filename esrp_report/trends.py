@@ -33,9 +33,9 @@ from statistics import fmean
 
 from esrp_report import model as m
 from esrp_report.audit import Iv
-from esrp_report.errors import EsrpError
 from esrp_report.model import DocNumber, InstanceTable, Run, TableKind, TestKind
-from esrp_report.render.numbers import fmt_number
+from esrp_report.model.errors import EsrpError
+from esrp_report.model.numbers import fmt_number
 
 # Achieved within this share of planned: latencies are not equated ("unchanged", 004 Table 3).
 UNCHANGED_WITHIN = 0.005

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from esrp_report.errors import CounterLogError, InputError
 from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import BlgFile, read_blg
+from esrp_report.model.errors import CounterLogError, InputError
 from esrp_synth import blg_writer as w
 
 

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from esrp_report import model as m
-from esrp_report.errors import ReportFormatError, UnsupportedFormatError
 from esrp_report.ingest.labels import EMPTY_CELLS, SUMMARY_ROW_LABELS
 from esrp_report.ingest.report_html import parse_report_html, read_report, sniff_report_html
 from esrp_report.model import (
@@ -27,6 +26,7 @@ from esrp_report.model import (
     TestKind,
     TestLog,
 )
+from esrp_report.model.errors import ReportFormatError, UnsupportedFormatError
 from esrp_report.render.jetstress_text import TABLE_COLUMNS
 from esrp_synth.jetstress_html import ReportStyle, write_report_html
 

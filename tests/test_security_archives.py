@@ -31,7 +31,7 @@ from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import Catalog
 from esrp_report.cli import app
-from esrp_report.errors import InputError
+from esrp_report.model.errors import InputError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()

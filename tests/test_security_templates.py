@@ -21,8 +21,8 @@ from pypdf import PdfReader
 from typer.testing import CliRunner, Result
 
 from esrp_report.cli import app
-from esrp_report.errors import InputError, TemplateError
 from esrp_report.ingest.manifest import ManifestError, read_manifest
+from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.render import html
 from esrp_report.render.html import environment
 

@@ -16,10 +16,10 @@ import polars as pl
 
 from esrp_report import aggregate as agg
 from esrp_report.assess import assess_run
-from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.names import normalized_stem
 from esrp_report.model import CounterLog, InstanceTable, Problem, Run, TableKind, TestKind
+from esrp_report.model.errors import InputError, UnsupportedFormatError
 from esrp_report.rules import Rule, load_rules
 
 SERIES_SCHEMA = {"timestamp": pl.Datetime("us", "UTC"), "counter_id": pl.Int32(), "value": pl.Float64()}

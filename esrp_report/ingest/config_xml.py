@@ -13,9 +13,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from esrp_report.errors import UnsupportedFormatError
 from esrp_report.ingest.safe_xml import read_xml, root_name, xml_number
 from esrp_report.model import ConfigProfile, DatabaseConfig, Problem, TestKind, Thresholds
+from esrp_report.model.errors import UnsupportedFormatError
 
 ROOT = "configuration"
 

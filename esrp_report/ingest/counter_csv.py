@@ -32,10 +32,10 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from esrp_report.errors import CounterLogError, UnsupportedFormatError
 from esrp_report.ingest.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem, StreamedCounterLog
+from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 
 try:
     from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]

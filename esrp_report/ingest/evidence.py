@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from esrp_report.compare import compare_tables
-from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest import event_log, formats
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.model import Problem, Run, Solution, TestKind
+from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 # The format names, as before the registry (ingest/formats.py) held them.
 REPORT_HTML = formats.REPORT_HTML.name

@@ -19,8 +19,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest.text import sniff_encoding
+from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 if TYPE_CHECKING:
     from esrp_report.ingest.event_log import EventLog

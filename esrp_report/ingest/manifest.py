@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
-from esrp_report.errors import InputError
+from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.model import (
     SECTION_KEYS,
@@ -28,7 +28,7 @@ from esrp_report.model import (
     Problem,
     UserProfile,
 )
-from esrp_report.safe_files import is_plain_name, kind_problem, read_regular_file
+from esrp_report.model.errors import InputError
 from esrp_report.sizing import SizingResult, design_profile, size
 
 T = TypeVar("T")

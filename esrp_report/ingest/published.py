@@ -23,7 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from esrp_report import model as m
-from esrp_report.errors import InputError, ReportFormatError, UnsupportedFormatError
 from esrp_report.ingest import labels as L
 from esrp_report.ingest import report_html as rh
 from esrp_report.ingest.text import decode_bytes
@@ -38,6 +37,7 @@ from esrp_report.model import (
     TrendCell,
     TrendTable,
 )
+from esrp_report.model.errors import InputError, ReportFormatError, UnsupportedFormatError
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 # A PDF's pages are extracted one by one: a 5,000-page file of anything would take minutes before

@@ -19,7 +19,6 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
-from esrp_report.errors import InputError, ReportFormatError, UnsupportedFormatError
 from esrp_report.ingest import labels as L
 from esrp_report.ingest.names import kind_from_name
 from esrp_report.ingest.test_log import parse_test_log
@@ -37,6 +36,7 @@ from esrp_report.model import (
     TableKind,
     TestKind,
 )
+from esrp_report.model.errors import InputError, ReportFormatError, UnsupportedFormatError
 
 # Tags that do not start a new line of text; everything else is treated as a block.
 _INLINE_TAGS = frozenset(

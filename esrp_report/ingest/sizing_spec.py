@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from esrp_report.errors import InputError
-from esrp_report.safe_files import read_regular_file
+from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.model.errors import InputError
 from esrp_report.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 
 QUOTA_GB = "mailbox_quota_gb"

@@ -17,9 +17,9 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from esrp_report.errors import InputError
 from esrp_report.ingest.text import read_text
 from esrp_report.model import LogEntry, Problem, TestLog, Thresholds
+from esrp_report.model.errors import InputError
 
 EXPECTED_LINE = "lines 'M/D/YYYY h:mm:ss AM -- message'"
 TIMESTAMP_FORMAT = "%m/%d/%Y %I:%M:%S %p"

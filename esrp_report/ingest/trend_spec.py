@@ -20,8 +20,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from esrp_report.errors import InputError
 from esrp_report.model import DocNumber
+from esrp_report.model.errors import InputError
 from esrp_report.trends import FIGURE, LATENCIES, PublishedCell, PublishedTable
 
 _PERCENT_FIRST = re.compile(r"^(?P<pct>[\d.,]+)\s*%\s*\[\s*(?P<abs>[\d.,]+)\s*(?P<unit>[^\]]*)\]$")

@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from esrp_report.render.numbers import fmt_number
+from esrp_report.model.numbers import fmt_number
 from esrp_report.sizing import GROUPS, INPUTS, UNITS, SizingResult, spec_values
 
 

@@ -15,9 +15,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from esrp_report import __version__
+from esrp_report.model.numbers import fmt_number
 from esrp_report.render import charts
 from esrp_report.render.html import environment, fill_charts
-from esrp_report.render.numbers import fmt_number
 from esrp_report.trends import (
     DIFFERS,
     FIGURE,

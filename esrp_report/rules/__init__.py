@@ -19,9 +19,9 @@ from typing import Any
 
 from esrp_report import model as m
 from esrp_report.compare import instance_key
-from esrp_report.errors import InputError, RulesError
+from esrp_report.ingest.safe_files import read_regular_file
 from esrp_report.model import Generation, Run, TableKind, TestKind
-from esrp_report.safe_files import read_regular_file
+from esrp_report.model.errors import InputError, RulesError
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<": lambda v, t: v < t,

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from esrp_report.errors import NotARegularFileError, UnsafeInputError
+from esrp_report.model.errors import NotARegularFileError, UnsafeInputError
 
 # A folder name such as ``esrp`` or ``my-brand_2``: no separator, no dot first (so not ``..``).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
