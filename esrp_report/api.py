@@ -18,8 +18,11 @@ from typing import Any
 import polars as pl
 
 from esrp_report import convert as counter_convert
-from esrp_report import metrics, trends
-from esrp_report.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
+from esrp_report.analysis import metrics, trends
+from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
+from esrp_report.analysis.rules import Rule, load_rules
+from esrp_report.analysis.sizing import SizingResult, SizingSpec, size
+from esrp_report.analysis.trends import Comparison, PublishedTable
 from esrp_report.audit import AuditResult, audit
 from esrp_report.catalog.query import load_runs
 from esrp_report.catalog.store import Catalog
@@ -52,9 +55,6 @@ from esrp_report.render.html import (
 )
 from esrp_report.render.pdf import PartJob, PartResult, PdfJoiner, render_part, render_pdf
 from esrp_report.render.trends_report import render_compare_html
-from esrp_report.rules import Rule, load_rules
-from esrp_report.sizing import SizingResult, SizingSpec, size
-from esrp_report.trends import Comparison, PublishedTable
 
 
 def check(

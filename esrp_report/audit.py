@@ -16,12 +16,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from esrp_report import aggregate as agg
-from esrp_report import formulas as fx
 from esrp_report import model as m
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis import formulas as fx
+from esrp_report.analysis.rules import Rule, RunEvidence, Status, evaluate_run, roll_up
 from esrp_report.model import DocNumber, PublishedDocument, Run, SummaryTable, TableKind, TestKind
 from esrp_report.model.findings import ERROR, NOTE, WARNING, Finding
-from esrp_report.rules import Rule, RunEvidence, Status, evaluate_run, roll_up
 
 INSTANCE_HALF_UNIT = 0.0005  # Jetstress prints per-instance figures with three decimals
 

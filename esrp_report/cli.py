@@ -17,14 +17,14 @@ from rich.table import Table
 
 from esrp_report import __version__, api
 from esrp_report import doctor as doctor_checks
-from esrp_report.assess import SolutionAssessment
+from esrp_report.analysis.assess import SolutionAssessment
+from esrp_report.analysis.rules import RuleResult, Status
 from esrp_report.audit import AuditResult
 from esrp_report.cli_catalog import catalog_app
 from esrp_report.model import PLACEHOLDER
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 from esrp_report.render import payload, sizing_view, trends_report
-from esrp_report.rules import RuleResult, Status
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
 VERDICT_EXIT = {

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from esrp_report import aggregate as agg
-from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessment
-from esrp_report.compare import Disagreement, relative_difference
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
+from esrp_report.analysis.compare import Disagreement, relative_difference
+from esrp_report.analysis.rules import Rule, RuleResult, Status
+from esrp_report.analysis.sizing import SizingResult
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
 from esrp_report.model.errors import RulesError
 from esrp_report.model.numbers import fmt_number
-from esrp_report.rules import Rule, RuleResult, Status
-from esrp_report.sizing import SizingResult
 
 APPENDIX_ORDER = (
     TestKind.PERFORMANCE,

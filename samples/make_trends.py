@@ -27,7 +27,7 @@ are solved together:
 Planned IOPS are not solved: they are mailboxes x IOPS per mailbox, exact. Table 23 prints 39 %
 for 360 / 900; the runs keep 360 and 900, and the comparison shows 40 % and flags the cell.
 
-Finally the written folders are read back with `esrp_report.trends` and every printed cell is
+Finally the written folders are read back with `esrp_report.analysis.trends` and every printed cell is
 checked: all reproduce except the flagged ones.
 """
 
@@ -43,8 +43,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from esrp_report import api, trends
+from esrp_report import api
 from esrp_report import model as m
+from esrp_report.analysis import trends
 from esrp_report.ingest.trend_spec import parse_cell
 from esrp_report.model import (
     ConfigProfile,

@@ -10,12 +10,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from esrp_report import api
+from esrp_report.analysis.rules import Status
 from esrp_report.cli import app
 from esrp_report.ingest.report_html import read_report
 from esrp_report.model import TableKind
 from esrp_report.model.numbers import fmt_number
 from esrp_report.render.jetstress_text import timestamp
-from esrp_report.rules import Status
 from esrp_synth.jetstress_counters import synthesize
 from esrp_synth.jetstress_html import write_report_html
 from esrp_synth.perfmon_csv import write_pdh_csv

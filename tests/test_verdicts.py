@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from esrp_report import api
+from esrp_report.analysis.rules import Status
 from esrp_report.cli import app
-from esrp_report.rules import Status
 from esrp_synth.perfmon_csv import write_pdh_csv
 
 runner = CliRunner()

@@ -14,13 +14,13 @@ from typing import Any
 
 import polars as pl
 
-from esrp_report import aggregate as agg
-from esrp_report.assess import assess_run
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.assess import assess_run
+from esrp_report.analysis.rules import Rule, load_rules
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.names import normalized_stem
 from esrp_report.model import CounterLog, InstanceTable, Problem, Run, TableKind, TestKind
 from esrp_report.model.errors import InputError, UnsupportedFormatError
-from esrp_report.rules import Rule, load_rules
 
 SERIES_SCHEMA = {"timestamp": pl.Datetime("us", "UTC"), "counter_id": pl.Int32(), "value": pl.Float64()}
 INSTANCE_SCHEMA = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from esrp_report.compare import compare_tables
+from esrp_report.analysis.compare import compare_tables
 from esrp_report.ingest import event_log, formats
 from esrp_report.ingest.names import kind_from_name, normalized_stem
 from esrp_report.model import Problem, Run, Solution, TestKind

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
+from esrp_report.analysis.sizing import SizingResult, design_profile, size
 from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.model import (
@@ -29,7 +30,6 @@ from esrp_report.model import (
     UserProfile,
 )
 from esrp_report.model.errors import InputError
-from esrp_report.sizing import SizingResult, design_profile, size
 
 T = TypeVar("T")
 CONVENTION_KEYS = {

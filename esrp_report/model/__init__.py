@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import polars as pl
 
 if TYPE_CHECKING:
-    from esrp_report.sizing import SizingResult
+    from esrp_report.analysis.sizing import SizingResult
 
 
 class TestKind(StrEnum):

@@ -26,8 +26,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from esrp_report import __version__, metrics
+from esrp_report import __version__
 from esrp_report import model as m
+from esrp_report.analysis import metrics
+from esrp_report.analysis.rules import Status
 from esrp_report.document import Document, ServerView
 from esrp_report.ingest.safe_files import (
     is_plain_name,
@@ -41,7 +43,6 @@ from esrp_report.model.numbers import fmt_number
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.jetstress_text import duration, timestamp
-from esrp_report.rules import Status
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from rich.table import Table
 
+from esrp_report.analysis.sizing import GROUPS, INPUTS, UNITS, SizingResult, spec_values
 from esrp_report.model.numbers import fmt_number
-from esrp_report.sizing import GROUPS, INPUTS, UNITS, SizingResult, spec_values
 
 
 def sizing_payload(result: SizingResult) -> dict[str, Any]:

@@ -15,10 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from esrp_report import __version__
-from esrp_report.model.numbers import fmt_number
-from esrp_report.render import charts
-from esrp_report.render.html import environment, fill_charts
-from esrp_report.trends import (
+from esrp_report.analysis.trends import (
     DIFFERS,
     FIGURE,
     FIGURES,
@@ -30,6 +27,9 @@ from esrp_report.trends import (
     column_name,
     percent_text,
 )
+from esrp_report.model.numbers import fmt_number
+from esrp_report.render import charts
+from esrp_report.render.html import environment, fill_charts
 
 CHART_KEY = "chart-trend"
 SPLIT = ("transactional", "log", "differential")

@@ -73,7 +73,7 @@ class SizingData:
 
 @cache
 def sizing_data() -> SizingData:
-    text = resources.files("esrp_report").joinpath("sizing.toml").read_text(encoding="utf-8")
+    text = resources.files("esrp_report.analysis").joinpath("sizing.toml").read_text(encoding="utf-8")
     raw = tomllib.loads(text)
     capacity, logs, memory = raw["capacity"], raw["logs"], raw["memory"]
     return SizingData(

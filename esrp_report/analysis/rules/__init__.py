@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from esrp_report import model as m
-from esrp_report.compare import instance_key
+from esrp_report.analysis.compare import instance_key
 from esrp_report.ingest.safe_files import read_regular_file
 from esrp_report.model import Generation, Run, TableKind, TestKind
 from esrp_report.model.errors import InputError, RulesError
@@ -186,7 +186,8 @@ def _load_document(text: str, source: str, base: dict[str, Rule]) -> dict[str, R
 
 def load_rules(override: str | Path | None = None) -> list[Rule]:
     """The built-in rules, optionally overridden by a user's TOML file (a stricter service level)."""
-    text = resources.files("esrp_report.rules").joinpath("thresholds.toml").read_text(encoding="utf-8")
+    built_in = resources.files("esrp_report.analysis.rules").joinpath("thresholds.toml")
+    text = built_in.read_text(encoding="utf-8")
     rules = _load_document(text, "built-in thresholds", {})
     if override is not None:
         # A regular file only, judged before it is opened: a FIFO given as rules would block.

@@ -51,7 +51,7 @@ def _fold(text: str) -> str:
 @cache
 def counter_map() -> CounterMap:
     raw: dict[str, Any] = tomllib.loads(
-        resources.files("esrp_report").joinpath("counters.toml").read_text(encoding="utf-8")
+        resources.files("esrp_report.analysis").joinpath("counters.toml").read_text(encoding="utf-8")
     )
     return CounterMap(
         instance_objects=frozenset(_fold(name) for name in raw["instance_object"]["names"]),

@@ -7,10 +7,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from esrp_report import aggregate as agg
-from esrp_report import compare, metrics
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis import compare, metrics
+from esrp_report.analysis.rules import (
+    Rule,
+    RuleResult,
+    RunEvidence,
+    Status,
+    evaluate_run,
+    roll_up,
+    verdict_reason,
+)
 from esrp_report.model import Problem, Run, Server, Solution, TableKind, TestKind
-from esrp_report.rules import Rule, RuleResult, RunEvidence, Status, evaluate_run, roll_up, verdict_reason
 
 EXPECTED_KINDS = (TestKind.PERFORMANCE, TestKind.STRESS, TestKind.DATABASE_BACKUP, TestKind.SOFT_RECOVERY)
 
