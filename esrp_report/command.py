@@ -8,6 +8,6 @@ from."""
 
 
 def main() -> None:
-    from esrp_report.cli import main as run_cli  # noqa: PLC0415 - see the module docstring
+    from esrp_report.cli.main import main as run_cli  # noqa: PLC0415 - see the module docstring
 
     run_cli()

@@ -43,9 +43,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from esrp_report import api
 from esrp_report import model as m
 from esrp_report.analysis import trends
+from esrp_report.app import api
 from esrp_report.ingest.trend_spec import parse_cell
 from esrp_report.model import (
     ConfigProfile,

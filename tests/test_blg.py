@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import BlgFile, read_blg
 from esrp_report.ingest.counter_csv import read_counter_csv

@@ -523,7 +523,7 @@ def test_vmax_sample_with_blg_performance_logs_builds_the_same_document(
 
     from typer.testing import CliRunner
 
-    from esrp_report.cli import app
+    from esrp_report.cli.main import app
     from esrp_report.ingest.counter_csv import read_counter_csv
     from esrp_synth.perfmon_blg import counter_log_to_blg
 

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 from esrp_report.ingest import blg as blg_module
 from esrp_report.ingest.blg import read_blg, window_averages, window_report
 from esrp_report.ingest.counter_types import WINDOW_WHY, Formula, RawEnds, window_average

@@ -25,7 +25,7 @@ from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
 from esrp_report.catalog.store import Catalog, CatalogError
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 from esrp_report.ingest.counter_csv import read_counter_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -308,7 +308,7 @@ def archive_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from esrp_report.cli import main; main()", *args]
+    return [sys.executable, "-c", "from esrp_report.cli.main import main; main()", *args]
 
 
 @pytest.fixture(scope="module")

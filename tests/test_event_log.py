@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from esrp_report.api import check
+from esrp_report.app.api import check
 from esrp_report.ingest.event_log import read_event_log, window_utc
 from esrp_report.model.errors import InputError
 from esrp_synth.event_log import EventRecord, write_evt

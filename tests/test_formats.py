@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 from esrp_report.ingest import formats
 from esrp_report.ingest.evidence import read_evidence
 from esrp_report.model import Run, TestKind

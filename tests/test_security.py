@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from esrp_report.catalog import query
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import CatalogError
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 from esrp_report.ingest import counter_csv
 from esrp_report.ingest.counter_csv import read_counter_csv
 from esrp_report.ingest.event_log import read_event_log

@@ -15,15 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from esrp_report import api
 from esrp_report.analysis.assess import assess
 from esrp_report.analysis.rules import load_rules
 from esrp_report.analysis.sizing import INPUTS, SizingError, SizingResult, SizingSpec, size, sizing_data
-from esrp_report.cli import app
-from esrp_report.document import build_document
+from esrp_report.app import api
+from esrp_report.cli.main import app
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.ingest.sizing_spec import load_sizing_spec
 from esrp_report.model.errors import InputError
+from esrp_report.render.document import build_document
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

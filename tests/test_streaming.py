@@ -17,10 +17,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from esrp_report import api
-from esrp_report import convert as convert_module
 from esrp_report.analysis import metrics
-from esrp_report.convert import convert
+from esrp_report.app import api
+from esrp_report.app import convert as convert_module
+from esrp_report.app.convert import convert
 from esrp_report.ingest import blg_stream, counter_csv
 from esrp_report.ingest.blg import read_blg
 from esrp_report.ingest.report_html import read_report

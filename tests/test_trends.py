@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report import api
 from esrp_report import model as m
 from esrp_report.analysis import trends
 from esrp_report.analysis.trends import FLAG, OK, Comparison, TrendError
-from esrp_report.cli import app
+from esrp_report.app import api
+from esrp_report.cli.main import app
 from esrp_report.ingest.trend_spec import TrendSpecError, load_trend_table, parse_cell
 from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
 from esrp_report.model.errors import EsrpError, InputError

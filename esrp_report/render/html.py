@@ -30,7 +30,6 @@ from esrp_report import __version__
 from esrp_report import model as m
 from esrp_report.analysis import metrics
 from esrp_report.analysis.rules import Status
-from esrp_report.document import Document, ServerView
 from esrp_report.ingest.safe_files import (
     is_plain_name,
     kind_problem,
@@ -42,6 +41,7 @@ from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.model.numbers import fmt_number
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
+from esrp_report.render.document import Document, ServerView
 from esrp_report.render.jetstress_text import duration, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"

@@ -17,28 +17,28 @@ from typing import Any
 
 import polars as pl
 
-from esrp_report import convert as counter_convert
 from esrp_report.analysis import metrics, trends
 from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
 from esrp_report.analysis.rules import Rule, load_rules
 from esrp_report.analysis.sizing import SizingResult, SizingSpec, size
 from esrp_report.analysis.trends import Comparison, PublishedTable
+from esrp_report.app import convert as counter_convert
+from esrp_report.app.manifest_init import init_manifest
 from esrp_report.audit import AuditResult, audit
 from esrp_report.catalog.query import load_runs
 from esrp_report.catalog.store import Catalog
-from esrp_report.document import Document, build_document
 from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.manifest import read_manifest
 from esrp_report.ingest.published import read_document
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.trend_spec import load_trend_table
-from esrp_report.manifest_init import init_manifest
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 from esrp_report.render import payload
 from esrp_report.render.audit_report import render_audit_html
 from esrp_report.render.charts import draw
+from esrp_report.render.document import Document, build_document
 from esrp_report.render.html import (
     APPENDIX_TITLE,
     CHART_POINTS,

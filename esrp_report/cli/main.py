@@ -15,12 +15,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from esrp_report import __version__, api
-from esrp_report import doctor as doctor_checks
+from esrp_report import __version__
 from esrp_report.analysis.assess import SolutionAssessment
 from esrp_report.analysis.rules import RuleResult, Status
+from esrp_report.app import api
+from esrp_report.app import doctor as doctor_checks
 from esrp_report.audit import AuditResult
-from esrp_report.cli_catalog import catalog_app
+from esrp_report.cli.catalog import catalog_app
 from esrp_report.model import PLACEHOLDER
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
@@ -409,7 +410,7 @@ def convert(
     if not result.parts:
         console.print(f"wrote {result.output} ({result.format}): {counted}", markup=False)
         return
-    from esrp_report.convert import PARQUET_CHUNK_BUDGET  # noqa: PLC0415 - api has imported it
+    from esrp_report.app.convert import PARQUET_CHUNK_BUDGET  # noqa: PLC0415 - api has imported it
 
     folder = f"{result.output}{os.sep}"
     for line in (
