@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import load_rules
 from esrp_report.app.api import audit_document, write_audit_report
-from esrp_report.audit import Iv, audit, summed_half
+from esrp_report.audit import audit, summed_half
 from esrp_report.cli.main import app
 from esrp_report.ingest.published import parse_document, read_document
 

@@ -391,7 +391,7 @@ def test_dask_local_cluster_with_two_workers_gives_the_local_catalog(
 
 
 def test_a_catalogued_run_comes_back_as_the_model_run_for_comparisons(tmp_path: Path) -> None:
-    from esrp_report.ingest.evidence import load_solution
+    from esrp_report.analysis.solution import load_solution
 
     ingest([SAMPLES / "EMAIL5"], tmp_path / "cat", jobs=1)
     original = next(

@@ -21,7 +21,8 @@ from esrp_report.analysis import metrics, trends
 from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
 from esrp_report.analysis.rules import Rule, load_rules
 from esrp_report.analysis.sizing import SizingResult, SizingSpec, size
-from esrp_report.analysis.trends import Comparison, PublishedTable
+from esrp_report.analysis.solution import load_solution
+from esrp_report.analysis.trends import Comparison
 from esrp_report.app import convert as counter_convert
 from esrp_report.app.manifest_init import init_manifest
 from esrp_report.audit import AuditResult, audit
@@ -35,6 +36,7 @@ from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.trend_spec import load_trend_table
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
+from esrp_report.model.trends import PublishedTable
 from esrp_report.render import payload
 from esrp_report.render.audit_report import render_audit_html
 from esrp_report.render.charts import draw
@@ -66,7 +68,7 @@ def check(
 ) -> SolutionAssessment:
     """Read the evidence under ``paths`` and judge it."""
     rules = load_rules(rules_file)
-    solution = ev.load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
+    solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
 
 
@@ -164,7 +166,7 @@ def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Serv
     base = Path(manifest.path).resolve().parent
     for entry in manifest.servers:
         paths = [base / p for p in entry.results]
-        part = ev.load_solution(paths, entry.label)
+        part = load_solution(paths, entry.label)
         solution.problems.extend(part.problems)
         if len(part.servers) != 1:
             names = ", ".join(s.name for s in part.servers)
@@ -445,7 +447,7 @@ def load_compared_run(path: Path) -> list[Run]:
             for p in sorted(path.parent.glob("*.xml"))
             if p.resolve() != path.resolve() and ev.detect_format(p) == ev.CONFIG_XML
         ]
-    solution = ev.load_solution(paths, path.name)
+    solution = load_solution(paths, path.name)
     return [run for server in solution.servers for run in server.runs if run.kind is TestKind.PERFORMANCE]
 
 

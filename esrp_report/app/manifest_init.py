@@ -12,7 +12,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from esrp_report.ingest import evidence as ev
+from esrp_report.analysis import solution as ev
 from esrp_report.model import PLACEHOLDER, Run, TestKind
 
 

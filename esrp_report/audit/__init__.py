@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis import formulas as fx
+from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule, RunEvidence, Status, evaluate_run, roll_up
 from esrp_report.model import DocNumber, PublishedDocument, Run, SummaryTable, TableKind, TestKind
 from esrp_report.model.findings import ERROR, NOTE, WARNING, Finding
@@ -86,49 +87,7 @@ class AuditResult:
         )
 
 
-# --- interval arithmetic on printed figures ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Iv:
-    lo: float
-    hi: float
-
-    @staticmethod
-    def of(x: DocNumber | float, half: float | None = None) -> Iv:
-        if isinstance(x, DocNumber):
-            h = x.half_unit if half is None else half
-            return Iv(x.value - h, x.value + h)
-        h = half or 0.0
-        return Iv(x - h, x + h)
-
-    @property
-    def mid(self) -> float:
-        return (self.lo + self.hi) / 2
-
-    def widen(self, h: float) -> Iv:
-        return Iv(self.lo - h, self.hi + h)
-
-    def __add__(self, o: Iv) -> Iv:
-        return Iv(self.lo + o.lo, self.hi + o.hi)
-
-    def __sub__(self, o: Iv) -> Iv:
-        return Iv(self.lo - o.hi, self.hi - o.lo)
-
-    def __mul__(self, o: Iv) -> Iv:
-        c = [self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi]
-        return Iv(min(c), max(c))
-
-    def __truediv__(self, o: Iv) -> Iv:
-        if o.lo <= 0 <= o.hi:
-            return Iv(-math.inf, math.inf)
-        return self * Iv(1 / o.hi, 1 / o.lo)
-
-    def scale(self, k: float) -> Iv:
-        return Iv(min(self.lo * k, self.hi * k), max(self.lo * k, self.hi * k))
-
-    def meets(self, o: Iv, slack: float = 1e-9) -> bool:
-        return self.lo <= o.hi + slack and o.lo <= self.hi + slack
+# --- interval arithmetic on printed figures (Iv: esrp_report.analysis.intervals) -----------------
 
 
 def _sum(ivs: Iterable[Iv]) -> Iv:

@@ -20,9 +20,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from esrp_report.analysis.trends import FIGURE, LATENCIES, PublishedCell, PublishedTable
 from esrp_report.model import DocNumber
 from esrp_report.model.errors import InputError
+from esrp_report.model.trends import FIGURE, LATENCIES, PublishedCell, PublishedTable
 
 _PERCENT_FIRST = re.compile(r"^(?P<pct>[\d.,]+)\s*%\s*\[\s*(?P<abs>[\d.,]+)\s*(?P<unit>[^\]]*)\]$")
 _ABSOLUTE_FIRST = re.compile(r"^(?P<abs>[\d.,]+)\s*(?P<unit>[A-Za-z/ ]*?)\s*\[\s*(?P<pct>[\d.,]+)\s*%\s*\]$")

@@ -17,10 +17,7 @@ from rich.table import Table
 from esrp_report import __version__
 from esrp_report.analysis.trends import (
     DIFFERS,
-    FIGURE,
-    FIGURES,
     FLAG,
-    LATENCIES,
     CheckedCell,
     Comparison,
     absolute_text,
@@ -28,6 +25,7 @@ from esrp_report.analysis.trends import (
     percent_text,
 )
 from esrp_report.model.numbers import fmt_number
+from esrp_report.model.trends import FIGURE, FIGURES, LATENCIES
 from esrp_report.render import charts
 from esrp_report.render.html import environment, fill_charts
 
