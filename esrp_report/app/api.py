@@ -20,7 +20,7 @@ import polars as pl
 from esrp_report.analysis import metrics, trends
 from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment, assess, assess_server, combine
 from esrp_report.analysis.rules import Rule, load_rules
-from esrp_report.analysis.sizing import SizingResult, SizingSpec, size
+from esrp_report.analysis.sizing import size, sized_manifest
 from esrp_report.analysis.solution import load_solution
 from esrp_report.analysis.trends import Comparison
 from esrp_report.app import convert as counter_convert
@@ -36,6 +36,7 @@ from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.trend_spec import load_trend_table
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
+from esrp_report.model.sizing import SizingResult, SizingSpec
 from esrp_report.model.trends import PublishedTable
 from esrp_report.render import payload
 from esrp_report.render.audit_report import render_audit_html
@@ -202,7 +203,7 @@ def build(
 
     ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores)."""
     _check_formats(formats)
-    manifest = read_manifest(manifest_path)
+    manifest = sized_manifest(read_manifest(manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
     jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
     with _workers(jobs) as pool:

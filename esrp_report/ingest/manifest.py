@@ -10,13 +10,11 @@ See docs/manifest.md for an annotated example.
 
 from __future__ import annotations
 
-import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
-from esrp_report.analysis.sizing import SizingResult, design_profile, size
 from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
 from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.model import (
@@ -26,10 +24,10 @@ from esrp_report.model import (
     KeyValueTable,
     Manifest,
     ManifestServer,
-    Problem,
     UserProfile,
 )
 from esrp_report.model.errors import InputError
+from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
 
 T = TypeVar("T")
 CONVENTION_KEYS = {
@@ -201,11 +199,14 @@ def read_manifest(path: Path) -> Manifest:
     info = DocumentInfo(**text)
     convention = r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
 
-    sizing = _read_sizing(r, data)
+    sizing_spec = _read_sizing(r, data)
     prof = r.table(data, "profile")
     r.known(prof, "[profile]", set(UserProfile.__dataclass_fields__))
     w = "[profile]"
-    sized, problems = _sized_profile(r, prof, sizing)
+    stated = _stated_sized_profile(r, prof) if sizing_spec is not None else {}
+    # With a [sizing], these keys come from it (analysis.sizing.sized_manifest); until then they
+    # hold what is stated, or 0 where nothing is.
+    sized = {key: stated.get(key, 0) for key in SIZED_PROFILE_KEYS} if sizing_spec is not None else {}
     profile = UserProfile(
         mailboxes=int(sized["mailboxes"])
         if "mailboxes" in sized
@@ -335,12 +336,12 @@ def read_manifest(path: Path) -> Manifest:
             capacity, "[capacity]", "database_formatted_gb", float, check=_positive
         ),
         rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
-        sizing=sizing,
-        problems=problems,
+        sizing_spec=sizing_spec,
+        stated_profile=stated,
     )
 
 
-def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingResult | None:
+def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingSpec | None:
     """[sizing]: inline keys, or ``spec`` (a sizing spec file beside the manifest) with inline
     keys overriding it."""
     if "sizing" not in data:
@@ -348,33 +349,17 @@ def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingResult | None:
     table = r.table(data, "sizing")
     spec_file = r.optional(table, "[sizing]", "spec", str)
     base = load_sizing_spec(r.path.parent / r.local_path("[sizing] spec", spec_file)) if spec_file else None
-    spec = spec_from_table(table, source=r.path, where="[sizing]", base=base, other_keys={"spec"})
-    return size(spec)
+    return spec_from_table(table, source=r.path, where="[sizing]", base=base, other_keys={"spec"})
 
 
-def _sized_profile(
-    r: _Reader, prof: dict[str, Any], sizing: SizingResult | None
-) -> tuple[dict[str, float], list[Problem]]:
-    """The profile keys the sizing gives; a stated key that disagrees is reported, and the
-    sizing's value is the one the document uses (it is what the targets must follow)."""
-    if sizing is None:
-        return {}, []
-    problems: list[Problem] = []
-    sized = {k: float(v) for k, v in design_profile(sizing).items()}
-    for key, value in sized.items():
-        kind: type[float] | type[int] = float if key in ("iops_per_mailbox", "mailbox_size_gb") else int
-        stated = r.optional(prof, "[profile]", key, kind, check=_positive)
-        if stated is not None and not math.isclose(stated, value, rel_tol=1e-9):
-            problems.append(
-                Problem(
-                    str(r.path),
-                    f"{stated:g} stated, but the [sizing] gives {value:g}; "
-                    "the document's targets use the sizing's value",
-                    location=f"[profile] {key}",
-                    severity="error",
-                )
-            )
-    return sized, problems
+def _stated_sized_profile(r: _Reader, prof: dict[str, Any]) -> dict[str, float]:
+    """The [profile] keys the sizing gives, as far as they are stated (each is optional then)."""
+    stated: dict[str, float] = {}
+    for key, kind in SIZED_PROFILE_KEYS.items():
+        value = r.optional(prof, "[profile]", key, kind, check=_positive)
+        if value is not None:
+            stated[key] = value
+    return stated
 
 
 def _is_colour(text: str) -> bool:

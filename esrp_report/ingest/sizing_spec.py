@@ -1,7 +1,7 @@
-"""Sizing specs (TOML): the inputs of :mod:`esrp_report.analysis.sizing`, as a file of their own or as a
+"""Sizing specs (TOML): the inputs of :func:`esrp_report.analysis.sizing.size`, as a file of their own or as a
 solution manifest's ``[sizing]`` table.
 
-Keys are the fields of :class:`~esrp_report.analysis.sizing.SizingSpec` (docs/sizing.md); a key not given
+Keys are the fields of :class:`~esrp_report.model.sizing.SizingSpec` (docs/sizing.md); a key not given
 keeps the paper's value. The quota may be given as ``mailbox_quota_mb`` or ``mailbox_quota_gb``
 (1 GB = 1,000 MB, the paper's unit), not both. An unknown key, a wrong type or a value out of
 range is an error naming the file, the key and what was expected.
@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from esrp_report.analysis.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 from esrp_report.ingest.safe_files import read_regular_file
 from esrp_report.model.errors import InputError
+from esrp_report.model.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 
 QUOTA_GB = "mailbox_quota_gb"
 KEYS = (*INPUTS, QUOTA_GB)

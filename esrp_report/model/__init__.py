@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import polars as pl
 
 if TYPE_CHECKING:
-    from esrp_report.analysis.sizing import SizingResult
+    from esrp_report.model.sizing import SizingResult, SizingSpec
 
 
 class TestKind(StrEnum):
@@ -568,7 +568,12 @@ class Manifest:
     template_override: str | None = None  # a folder searched before templates/
     database_capacity_gb: float | None = None  # formatted capacity for databases (GiB)
     rules_file: str | None = None
-    sizing: SizingResult | None = None  # the design's [sizing], which the profile's targets follow
+    # The design's [sizing] as stated, and the [profile] keys the sizing gives as stated (if at all).
+    # Reading stops there; analysis.sizing.sized_manifest works the sizing out: it sets ``sizing``
+    # and takes those profile keys from it (a manifest with a spec and no result is not sized yet).
+    sizing_spec: SizingSpec | None = None
+    stated_profile: dict[str, float] = field(default_factory=dict)
+    sizing: SizingResult | None = None  # the design's [sizing] worked out: the profile's targets follow it
     problems: list[Problem] = field(default_factory=list)  # e.g. a stated profile the sizing contradicts
 
 

@@ -17,10 +17,10 @@ from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
 from esrp_report.analysis.compare import Disagreement, relative_difference
 from esrp_report.analysis.rules import Rule, RuleResult, Status
-from esrp_report.analysis.sizing import SizingResult
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
 from esrp_report.model.errors import RulesError
 from esrp_report.model.numbers import fmt_number
+from esrp_report.model.sizing import SizingResult
 
 APPENDIX_ORDER = (
     TestKind.PERFORMANCE,
@@ -436,6 +436,9 @@ def build_document(
     labels: dict[str, str],
 ) -> Document:
     """``labels`` maps each assessed server name (machine) to the manifest's label."""
+    if manifest.sizing_spec is not None and manifest.sizing is None:
+        # Its profile would hold placeholders where the sizing's values belong.
+        raise ValueError(f"{manifest.path}: [sizing] not worked out (analysis.sizing.sized_manifest)")
     conv = load_convention(manifest.convention, manifest.convention_overrides)
     problems = list(assessment.problems) + list(manifest.problems)
     servers = [(labels.get(s.name, s.name), s) for s in assessment.servers]
