@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from esrp_report.ingest.report_html import read_report
+from esrp_report.ingest.jetstress.report_html import read_report
 from esrp_report.model import Run
 from esrp_synth.jetstress_counters import synthesize
 from esrp_synth.perfmon_csv import write_pdh_csv

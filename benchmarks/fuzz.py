@@ -551,12 +551,12 @@ def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[byte
 def reader_for(name: str) -> Callable[[Path, int], object]:
     """The reader call of one format: ``call(path, index)``; ``index`` picks an engine where two exist."""
     if name == "csv":
-        from esrp_report.ingest import counter_csv
+        from esrp_report.ingest.perfmon import counter_csv
 
         engines = ("auto", "pyarrow")
         return lambda path, i: counter_csv.read_counter_csv(path, engine=engines[i % 2])
     if name == "blg":
-        from esrp_report.ingest import blg
+        from esrp_report.ingest.perfmon import blg
 
         def read(path: Path, i: int) -> object:
             blg.ENGINE = "auto" if i % 2 == 0 else "numpy"
@@ -564,27 +564,27 @@ def reader_for(name: str) -> Callable[[Path, int], object]:
 
         return read
     if name == "html":
-        from esrp_report.ingest import report_html
+        from esrp_report.ingest.jetstress import report_html
 
         return lambda path, _i: report_html.read_report(path)
     if name == "result_xml":
-        from esrp_report.ingest import result_xml
+        from esrp_report.ingest.jetstress import result_xml
 
         return lambda path, _i: result_xml.read_result_xml(path)
     if name == "config_xml":
-        from esrp_report.ingest import config_xml
+        from esrp_report.ingest.jetstress import config_xml
 
         return lambda path, _i: config_xml.read_config_xml_with_problems(path)
     if name == "test_log":
-        from esrp_report.ingest import test_log
+        from esrp_report.ingest.jetstress import test_log
 
         return lambda path, _i: test_log.read_test_log(path)
     if name == "manifest":
-        from esrp_report.ingest import manifest
+        from esrp_report.ingest.config import manifest
 
         return lambda path, _i: manifest.read_manifest(path)
     if name == "published":
-        from esrp_report.ingest import published
+        from esrp_report.ingest.documents import published
 
         return lambda path, _i: published.read_document(path)
     raise ValueError(f"unknown format {name!r}")

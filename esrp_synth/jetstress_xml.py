@@ -15,7 +15,7 @@ from datetime import datetime
 from lxml import etree
 
 from esrp_report import model as m
-from esrp_report.ingest.config_xml import THRESHOLD_FIELDS, default_instance_name
+from esrp_report.ingest.jetstress.config_xml import THRESHOLD_FIELDS, default_instance_name
 from esrp_report.model import ConfigProfile, Run, TableKind
 
 # Counter names as the result XML spells them (facts §2.2: no "(Attached)").

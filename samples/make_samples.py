@@ -16,8 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest import labels as L
-from esrp_report.ingest.test_log import parse_test_log
+from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress.test_log import parse_test_log
 from esrp_report.model import (
     BackupRow,
     ChecksumRow,

@@ -46,7 +46,7 @@ from typing import Any
 from esrp_report import model as m
 from esrp_report.analysis import trends
 from esrp_report.app import api
-from esrp_report.ingest.trend_spec import parse_cell
+from esrp_report.ingest.config.trend_spec import parse_cell
 from esrp_report.model import (
     ConfigProfile,
     DatabaseConfig,

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from esrp_report.analysis.rules import Status
 from esrp_report.app import api
 from esrp_report.cli.main import app
-from esrp_report.ingest.report_html import read_report
+from esrp_report.ingest.jetstress.report_html import read_report
 from esrp_report.model import TableKind
 from esrp_report.model.numbers import fmt_number
 from esrp_report.render.jetstress_text import timestamp

@@ -21,7 +21,7 @@ from esrp_report.analysis.rules import load_rules
 from esrp_report.app.api import audit_document, write_audit_report
 from esrp_report.audit import audit, summed_half
 from esrp_report.cli.main import app
-from esrp_report.ingest.published import parse_document, read_document
+from esrp_report.ingest.documents.published import parse_document, read_document
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 runner = CliRunner()

@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
-from esrp_report.ingest import blg as blg_module
-from esrp_report.ingest.blg import read_blg, window_averages, window_report
-from esrp_report.ingest.counter_types import WINDOW_WHY, Formula, RawEnds, window_average
+from esrp_report.ingest.perfmon import blg as blg_module
+from esrp_report.ingest.perfmon.blg import read_blg, window_averages, window_report
+from esrp_report.ingest.perfmon.counter_types import WINDOW_WHY, Formula, RawEnds, window_average
 from esrp_report.model.errors import CounterLogError
 from esrp_synth import blg_writer as w
 

@@ -15,8 +15,8 @@ from esrp_report.analysis import metrics
 from esrp_report.analysis.assess import assess_server, combine
 from esrp_report.analysis.rules import load_rules
 from esrp_report.app import api
-from esrp_report.ingest.counter_csv import read_counter_csv
-from esrp_report.ingest.manifest import read_manifest
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 from esrp_report.model import Solution
 from esrp_report.render.charts import ChartSpec
 from esrp_report.render.document import build_document

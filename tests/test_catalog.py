@@ -26,7 +26,7 @@ from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
 from esrp_report.catalog.store import Catalog, CatalogError
 from esrp_report.cli.main import app
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 NETAPP_PERF = "Performance_2012_4_25_15_29_35.html"

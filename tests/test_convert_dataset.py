@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from benchmarks.generate import generate_jetstress_blg
 from esrp_report.app import convert as cv
 from esrp_report.cli.main import app
-from esrp_report.ingest import counter_csv
+from esrp_report.ingest.perfmon import counter_csv
 from esrp_report.model.errors import InputError
 
 SAMPLES = 48

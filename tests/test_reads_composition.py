@@ -16,7 +16,7 @@ import polars as pl
 from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 from esrp_synth.perfmon_csv import write_pdh_csv
 
 runner = CliRunner()

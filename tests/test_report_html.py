@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from esrp_report import model as m
-from esrp_report.ingest.labels import EMPTY_CELLS, SUMMARY_ROW_LABELS
-from esrp_report.ingest.report_html import parse_report_html, read_report, sniff_report_html
+from esrp_report.ingest.jetstress.labels import EMPTY_CELLS, SUMMARY_ROW_LABELS
+from esrp_report.ingest.jetstress.report_html import parse_report_html, read_report, sniff_report_html
 from esrp_report.model import (
     BackupRow,
     ChecksumRow,

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esrp_report import model as m
-from esrp_report.ingest.result_xml import read_result_xml, sniff_result_xml
+from esrp_report.ingest.jetstress.result_xml import read_result_xml, sniff_result_xml
 from esrp_report.model import InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
 from esrp_report.model.errors import UnsupportedFormatError, XmlInputError
 from esrp_synth.jetstress_xml import write_result_xml

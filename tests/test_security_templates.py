@@ -21,7 +21,7 @@ from pypdf import PdfReader
 from typer.testing import CliRunner, Result
 
 from esrp_report.cli.main import app
-from esrp_report.ingest.manifest import ManifestError, read_manifest
+from esrp_report.ingest.config.manifest import ManifestError, read_manifest
 from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.render import html
 from esrp_report.render.html import environment

@@ -20,8 +20,8 @@ from esrp_report.analysis.rules import load_rules
 from esrp_report.analysis.sizing import size, sized_manifest
 from esrp_report.app import api
 from esrp_report.cli.main import app
-from esrp_report.ingest.manifest import read_manifest
-from esrp_report.ingest.sizing_spec import load_sizing_spec
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.config.sizing_spec import load_sizing_spec
 from esrp_report.model.errors import InputError
 from esrp_report.model.sizing import INPUTS, SizingError, SizingResult, SizingSpec, sizing_data
 from esrp_report.render.document import build_document

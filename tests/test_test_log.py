@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esrp_report.ingest.test_log import ERROR_RULES, parse_test_log, read_test_log
+from esrp_report.ingest.jetstress.test_log import ERROR_RULES, parse_test_log, read_test_log
 from esrp_report.model.errors import InputError
 from esrp_synth.jetstress_xml import timestamp_text
 

@@ -17,7 +17,7 @@ from esrp_report.analysis import trends
 from esrp_report.analysis.trends import FLAG, OK, Comparison, TrendError
 from esrp_report.app import api
 from esrp_report.cli.main import app
-from esrp_report.ingest.trend_spec import TrendSpecError, load_trend_table, parse_cell
+from esrp_report.ingest.config.trend_spec import TrendSpecError, load_trend_table, parse_cell
 from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 from esrp_report.model.trends import FIGURES, LATENCIES

@@ -14,7 +14,7 @@ from pathlib import Path
 from esrp_report.analysis.compare import compare_tables
 from esrp_report.ingest import event_log
 from esrp_report.ingest.evidence import Evidence, read_evidence
-from esrp_report.ingest.names import kind_from_name, normalized_stem
+from esrp_report.ingest.jetstress.names import kind_from_name, normalized_stem
 from esrp_report.model import Problem, Run, Solution, TestKind
 from esrp_report.model.errors import InputError
 

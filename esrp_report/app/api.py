@@ -28,12 +28,13 @@ from esrp_report.app.manifest_init import init_manifest
 from esrp_report.audit import AuditResult, audit
 from esrp_report.catalog.query import load_runs
 from esrp_report.catalog.store import Catalog
-from esrp_report.ingest import blg, config_xml, counter_csv, report_html, result_xml, test_log
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.manifest import read_manifest
-from esrp_report.ingest.published import read_document
-from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
-from esrp_report.ingest.trend_spec import load_trend_table
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
+from esrp_report.ingest.config.trend_spec import load_trend_table
+from esrp_report.ingest.documents.published import read_document
+from esrp_report.ingest.jetstress import config_xml, report_html, result_xml, test_log
+from esrp_report.ingest.perfmon import blg, counter_csv
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 from esrp_report.model.sizing import SizingResult, SizingSpec

@@ -36,7 +36,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from esrp_report.ingest import blg, counter_csv, formats
+from esrp_report.ingest import formats
+from esrp_report.ingest.perfmon import blg, counter_csv
 from esrp_report.model import Problem
 from esrp_report.model.errors import InputError, UnsupportedFormatError
 

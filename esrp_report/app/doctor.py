@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass
 from importlib import metadata
 
-from esrp_report.ingest import counter_csv
+from esrp_report.ingest.perfmon import counter_csv
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from esrp_report.analysis.assess import assess_run
 from esrp_report.analysis.rules import Rule, load_rules
 from esrp_report.analysis.solution import assemble
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.names import normalized_stem
+from esrp_report.ingest.jetstress.names import normalized_stem
 from esrp_report.model import CounterLog, InstanceTable, Problem, Run, TableKind, TestKind
 from esrp_report.model.errors import InputError, UnsupportedFormatError
 

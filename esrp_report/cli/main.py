@@ -314,7 +314,7 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
 def _print_averages(
     file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
 ) -> None:
-    from esrp_report.ingest import blg  # noqa: PLC0415 - only this option needs the reader
+    from esrp_report.ingest.perfmon import blg  # noqa: PLC0415 - only this option needs the reader
 
     try:
         with file.open("rb") as handle:

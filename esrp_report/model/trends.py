@@ -1,6 +1,6 @@
 """The figures a trend table compares, and a trend table as a study prints it.
 
-Plain data shared by the reader of trend specs (:mod:`esrp_report.ingest.trend_spec`) and the
+Plain data shared by the reader of trend specs (:mod:`esrp_report.ingest.config.trend_spec`) and the
 trend checks (:mod:`esrp_report.analysis.trends`).
 """
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from esrp_report.ingest import labels as L
-from esrp_report.ingest.names import kind_from_name
+from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress.names import kind_from_name
 from esrp_report.ingest.safe_xml import read_xml, root_name, xml_number
 from esrp_report.model import InstanceRow, InstanceTable, Problem, Run, TableKind, TestKind
 from esrp_report.model.errors import UnsupportedFormatError

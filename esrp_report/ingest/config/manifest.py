@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
+from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
-from esrp_report.ingest.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.model import (
     SECTION_KEYS,
     Branding,

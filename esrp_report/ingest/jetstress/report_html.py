@@ -3,7 +3,7 @@ from Jetstress 2010 (14.01.x) and 2013/2016 (15.00.x/15.01.x).
 
 The page is reduced to a stream of text lines and tables (rows of cell texts) in document order;
 sections and tables are then recognised by their titles, header texts and row labels
-(:mod:`esrp_report.ingest.labels`), never by tags, classes, attribute quoting, case or line
+(:mod:`esrp_report.ingest.jetstress.labels`), never by tags, classes, attribute quoting, case or line
 breaks. Parsing is lxml's HTML parser without network access; HTML has no entity loading, so a
 DOCTYPE that declares external entities stays inert text.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
-from esrp_report.ingest import labels as L
-from esrp_report.ingest.names import kind_from_name
-from esrp_report.ingest.test_log import parse_test_log
+from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress.names import kind_from_name
+from esrp_report.ingest.jetstress.test_log import parse_test_log
 from esrp_report.ingest.text import decode_bytes
 from esrp_report.model import (
     BackupRow,

@@ -32,7 +32,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from esrp_report.ingest.counter_path import parse_counter_path
+from esrp_report.ingest.perfmon.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem, StreamedCounterLog
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError

@@ -23,8 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from esrp_report import model as m
-from esrp_report.ingest import labels as L
-from esrp_report.ingest import report_html as rh
+from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress import report_html as rh
 from esrp_report.ingest.text import decode_bytes
 from esrp_report.model import (
     DocLine,

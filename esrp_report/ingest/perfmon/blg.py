@@ -10,7 +10,7 @@ instances and counter blocks. The layout is described in the project's format no
 Speed comes from layouts: a sample whose structure (every byte except counter data and clocks)
 equals the previous sample's is not parsed again. Consecutive samples of one layout are stacked
 into a matrix and every raw value of every sample is gathered by one NumPy take per value width,
-then cooked by the published formulas (``esrp_report.ingest.counter_types``) a counter type at a time.
+then cooked by the published formulas (``esrp_report.ingest.perfmon.counter_types``) a counter type at a time.
 Reading is streaming, buffer by buffer: memory follows the number of counters, not the length.
 
 Damage never stops the reader: a buffer whose header is wrong, an event that overruns its
@@ -32,8 +32,8 @@ from typing import IO, Any
 import numpy as np
 import polars as pl
 
-from esrp_report.ingest.counter_csv import describe_counter_log
-from esrp_report.ingest.counter_types import (
+from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
+from esrp_report.ingest.perfmon.counter_types import (
     KNOWN,
     KNOWN_TWO_SAMPLE,
     NOT_COOKED,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from esrp_report.ingest import blg
+from esrp_report.ingest.perfmon import blg
 from esrp_report.model import CounterLog, LogDamage, StreamedCounterLog
 
 STREAM_BYTES = 256 << 20  # .blg files larger than this are streamed (see read_blg_log)
