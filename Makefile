@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/esrp-report build samples/vmax.toml -o out
 
 test: $(STAMP)
-	$(BIN)/ruff check esrp_report tests benchmarks samples
+	$(BIN)/ruff check esrp_report esrp_synth tests benchmarks samples
 	$(BIN)/mypy
 	$(BIN)/pytest
 

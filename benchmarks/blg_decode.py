@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from benchmarks.generate import generate_jetstress_blg
-from esrp_report.ingest.blg import BlgFile, native_engine_built
+from esrp_report.ingest.perfmon.blg import BlgFile, native_engine_built
 
 DATA = Path(__file__).with_name("data")
 SAMPLES_1GB = 5_760
@@ -36,7 +36,7 @@ RUNS = 5
 _MEASURE = """
 import json, sys, time
 from pathlib import Path
-from esrp_report.ingest.blg import BlgFile
+from esrp_report.ingest.perfmon.blg import BlgFile
 started = time.perf_counter()
 with BlgFile(sys.argv[1]) as blg:
     cells = sum(b.values.size for b in blg.batches())

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from esrp_report.ingest.report_html import read_report
+from esrp_report.ingest.jetstress.report_html import read_report
 from esrp_report.model import Run
-from esrp_report.synth.jetstress_counters import synthesize
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "solution24h"

@@ -75,7 +75,7 @@ def generate(runs: int) -> tuple[Path, int]:
 
 
 def _ingest(archive: Path, catalog: Path, *extra: str) -> float:
-    command = [sys.executable, "-c", "from esrp_report.cli import main; main()", "catalog", "ingest"]
+    command = [sys.executable, "-c", "from esrp_report.cli.main import main; main()", "catalog", "ingest"]
     started = time.perf_counter()
     done = subprocess.run(
         [*command, str(archive), "--catalog", str(catalog), *extra],

@@ -19,8 +19,8 @@ import pandas as pd
 import polars as pl
 
 from benchmarks.generate import generate_perfmon_csv
-from esrp_report.ingest import counter_csv
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.ingest.perfmon import counter_csv
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 
 DATA = Path(__file__).with_name("data")
 FILE = DATA / "perfmon_24h_450c_15s_seed0_v2.csv"  # bump the suffix when the generator changes

@@ -293,7 +293,7 @@ def _blg_seeds() -> list[bytes]:
 
     import numpy as np
 
-    from esrp_report.synth import blg_writer as w
+    from esrp_synth import blg_writer as w
 
     objects = (
         w.PerfObject(
@@ -775,7 +775,7 @@ def expected_errors(name: str) -> tuple[type[BaseException], ...]:
     """The outcomes that are clear user errors: InputError everywhere; reading a manifest as the
     build does also meets the rules file (RulesError) and the templates (render's TemplateError),
     both EsrpErrors the CLI prints as one line with exit status 2."""
-    from esrp_report.errors import InputError, RulesError
+    from esrp_report.model.errors import InputError, RulesError
 
     if name in ("manifest", "templates"):
         from esrp_report.render.html import TemplateError
@@ -788,11 +788,11 @@ def _read_as_build(path: Path) -> object:
     """``build`` up to the rendering: the manifest, its rules file, its logo and template folder,
     and the evidence of each server. A results folder outside the working folder is not walked
     (a manifest may name any folder; walking / is the user's request, not damage)."""
-    from esrp_report import api
-    from esrp_report.ingest import manifest as manifest_reader
+    from esrp_report.analysis.rules import load_rules
+    from esrp_report.app import api
+    from esrp_report.ingest.config import manifest as manifest_reader
     from esrp_report.model import Solution
     from esrp_report.render import html
-    from esrp_report.rules import load_rules
 
     manifest = manifest_reader.read_manifest(path)
     base = path.parent.resolve()
@@ -817,12 +817,12 @@ def _templates_reader() -> Callable[[Path, int], object]:
     import dataclasses
     from datetime import UTC, datetime
 
-    from esrp_report.api import solution_from_manifest
-    from esrp_report.assess import assess
-    from esrp_report.document import build_document
-    from esrp_report.ingest.manifest import read_manifest
+    from esrp_report.analysis.assess import assess
+    from esrp_report.analysis.rules import load_rules
+    from esrp_report.app.api import solution_from_manifest
+    from esrp_report.ingest.config.manifest import read_manifest
     from esrp_report.render import html
-    from esrp_report.rules import load_rules
+    from esrp_report.render.document import build_document
 
     sample = read_manifest(ROOT / "samples/netapp.toml")
     solution, labels = solution_from_manifest(sample)
@@ -862,12 +862,12 @@ def _templates_reader() -> Callable[[Path, int], object]:
 def reader_for(name: str) -> Callable[[Path, int], object]:
     """The reader call of one format: ``call(path, index)``; ``index`` picks an engine where two exist."""
     if name == "csv":
-        from esrp_report.ingest import counter_csv
+        from esrp_report.ingest.perfmon import counter_csv
 
         engines = ("auto", "pyarrow")
         return lambda path, i: counter_csv.read_counter_csv(path, engine=engines[i % 2])
     if name == "blg":
-        from esrp_report.ingest import blg
+        from esrp_report.ingest.perfmon import blg
 
         def read(path: Path, i: int) -> object:
             blg.ENGINE = "auto" if i % 2 == 0 else "numpy"
@@ -875,19 +875,19 @@ def reader_for(name: str) -> Callable[[Path, int], object]:
 
         return read
     if name == "html":
-        from esrp_report.ingest import report_html
+        from esrp_report.ingest.jetstress import report_html
 
         return lambda path, _i: report_html.read_report(path)
     if name == "result_xml":
-        from esrp_report.ingest import result_xml
+        from esrp_report.ingest.jetstress import result_xml
 
         return lambda path, _i: result_xml.read_result_xml(path)
     if name == "config_xml":
-        from esrp_report.ingest import config_xml
+        from esrp_report.ingest.jetstress import config_xml
 
         return lambda path, _i: config_xml.read_config_xml_with_problems(path)
     if name == "test_log":
-        from esrp_report.ingest import test_log
+        from esrp_report.ingest.jetstress import test_log
 
         return lambda path, _i: test_log.read_test_log(path)
     if name == "manifest":
@@ -910,7 +910,7 @@ def reader_for(name: str) -> Callable[[Path, int], object]:
 
         return extract
     if name == "published":
-        from esrp_report.ingest import published
+        from esrp_report.ingest.documents import published
 
         return lambda path, _i: published.read_document(path)
     raise ValueError(f"unknown format {name!r}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 MACHINE = "EMAIL5"
 INSTANCES = 20
@@ -138,7 +138,7 @@ def jetstress_blg_objects(instances: int = 20, counters: int = 450) -> list[obje
     """A Jetstress-shaped set: ``counters`` database-instance counters (16 named ones, the rest
     fillers of the same types), LogicalDisk/PhysicalDisk per database and log volume, processors,
     memory, processes, system."""
-    from esrp_report.synth import blg_writer as bw
+    from esrp_synth import blg_writer as bw
 
     kinds = {  # type and size of each kind of counter
         "rate": (bw.PERF_COUNTER_COUNTER, 4),
@@ -211,7 +211,7 @@ def generate_jetstress_blg(
 
     ``start`` is the collector's local time of the first sample; ``interval`` is in seconds (a
     fraction is allowed: whole milliseconds are written)."""
-    from esrp_report.synth import blg_writer as bw
+    from esrp_synth import blg_writer as bw
 
     objects = jetstress_blg_objects(instances, counters)
     rng = np.random.default_rng(seed)

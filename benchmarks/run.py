@@ -39,7 +39,7 @@ LIBRARIES = ("polars", "pyarrow", "pandas", "weasyprint", "duckdb", "distributed
 
 
 def describe_machine() -> dict[str, object]:
-    from esrp_report.ingest import blg, counter_csv
+    from esrp_report.ingest.perfmon import blg, counter_csv
 
     cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8") if Path("/proc/cpuinfo").exists() else ""
     model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if "model name" in line), "")

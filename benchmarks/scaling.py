@@ -39,8 +39,8 @@ from typing import Any
 
 from benchmarks import blg_decode, build_document, csv_ingest
 from benchmarks.generate import generate_perfmon_csv
-from esrp_report.ingest.blg import native_engine_built
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.ingest.perfmon.blg import native_engine_built
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "scaling"

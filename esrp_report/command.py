@@ -23,6 +23,6 @@ def main() -> None:
     if sys.argv[1:] in VERSION_REQUESTS:
         print(__version__)
         return
-    from esrp_report.cli import main as run_cli  # noqa: PLC0415 - see the module docstring
+    from esrp_report.cli.main import main as run_cli  # noqa: PLC0415 - see the module docstring
 
     run_cli()

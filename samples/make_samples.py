@@ -1,6 +1,6 @@
 """Write the bundled Jetstress-shaped sample folders from samples/data/*.json.
 
-    .venv/bin/python samples/make_samples.py
+    PYTHONPATH=. .venv/bin/python samples/make_samples.py
 
 Deterministic: re-running produces identical files. The figures are those printed in the
 appendices of two published ESRP-Storage documents, kept in the JSON as printed (see
@@ -16,8 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest import labels as L
-from esrp_report.ingest.test_log import parse_test_log
+from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress.test_log import parse_test_log
 from esrp_report.model import (
     BackupRow,
     ChecksumRow,
@@ -32,10 +32,11 @@ from esrp_report.model import (
     TestKind,
     Thresholds,
 )
-from esrp_report.synth.jetstress_counters import synthesize
-from esrp_report.synth.jetstress_html import TABLE_COLUMNS, ReportStyle, write_report_html
-from esrp_report.synth.jetstress_xml import write_config_xml, write_result_xml
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_report.render.jetstress_text import TABLE_COLUMNS
+from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.jetstress_html import ReportStyle, write_report_html
+from esrp_synth.jetstress_xml import write_config_xml, write_result_xml
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"

@@ -1,6 +1,6 @@
 """Write the results folders behind the trend tables of the EqualLogic sizing study (seed 004, §5).
 
-    .venv/bin/python samples/make_trends.py
+    PYTHONPATH=. .venv/bin/python samples/make_trends.py
 
 Deterministic: re-running writes identical files. samples/data/trends-004.toml holds every table
 cell as printed ("223% [5.2 msec]") and the configuration of each run behind a column. For each
@@ -27,7 +27,7 @@ are solved together:
 Planned IOPS are not solved: they are mailboxes x IOPS per mailbox, exact. Table 23 prints 39 %
 for 360 / 900; the runs keep 360 and 900, and the comparison shows 40 % and flags the cell.
 
-Finally the written folders are read back with `esrp_report.trends` and every printed cell is
+Finally the written folders are read back with `esrp_report.analysis.trends` and every printed cell is
 checked: all reproduce except the flagged ones.
 """
 
@@ -43,9 +43,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from esrp_report import api, trends
 from esrp_report import model as m
-from esrp_report.ingest.trend_spec import parse_cell
+from esrp_report.analysis import trends
+from esrp_report.app import api
+from esrp_report.ingest.config.trend_spec import parse_cell
 from esrp_report.model import (
     ConfigProfile,
     DatabaseConfig,
@@ -56,8 +57,8 @@ from esrp_report.model import (
     TestKind,
     Thresholds,
 )
-from esrp_report.synth.jetstress_html import ReportStyle, write_report_html
-from esrp_report.synth.jetstress_xml import write_config_xml
+from esrp_synth.jetstress_html import ReportStyle, write_report_html
+from esrp_synth.jetstress_xml import write_config_xml
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "trends-004.toml"

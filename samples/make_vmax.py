@@ -1,6 +1,6 @@
 """Write the EMC Symmetrix VMAX 10-server sample solution (samples/vmax/) from a table of figures.
 
-    .venv/bin/python samples/make_vmax.py
+    PYTHONPATH=. .venv/bin/python samples/make_vmax.py
 
 Deterministic. Server 4 is EMAIL5, whose reports are transcribed from the document's appendix
 (samples/EMAIL5, written by make_samples.py). The other nine servers are built from EMAIL5's
@@ -23,11 +23,11 @@ from typing import Any
 
 from make_samples import DATA, HERE, email5_config, file_stem, run_from_json, style_for
 
-from esrp_report.synth.event_log import EventRecord, write_evt
-from esrp_report.synth.jetstress_counters import synthesize
-from esrp_report.synth.jetstress_html import write_report_html
-from esrp_report.synth.jetstress_xml import write_config_xml, write_result_xml
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_synth.event_log import EventRecord, write_evt
+from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.jetstress_html import write_report_html
+from esrp_synth.jetstress_xml import write_config_xml, write_result_xml
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 OUT = HERE / "vmax"
 KINDS = ("Performance", "Stress", "DatabaseBackup", "SoftRecovery")

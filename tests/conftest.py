@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

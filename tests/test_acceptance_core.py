@@ -9,15 +9,16 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from esrp_report import api
-from esrp_report.cli import app
-from esrp_report.ingest.report_html import read_report
+from esrp_report.analysis.rules import Status
+from esrp_report.app import api
+from esrp_report.cli.main import app
+from esrp_report.ingest.jetstress.report_html import read_report
 from esrp_report.model import TableKind
-from esrp_report.render.numbers import fmt_number
-from esrp_report.rules import Status
-from esrp_report.synth.jetstress_counters import synthesize
-from esrp_report.synth.jetstress_html import timestamp, write_report_html
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_report.model.numbers import fmt_number
+from esrp_report.render.jetstress_text import timestamp
+from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.jetstress_html import write_report_html
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 PERF = "Performance_2011_3_11_13_27_46"
 runner = CliRunner()

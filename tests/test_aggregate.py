@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from esrp_report import aggregate as agg
 from esrp_report import model as m
+from esrp_report.analysis import aggregate as agg
 from esrp_report.model import BackupRow, InstanceRow, InstanceTable, Run, SoftRecoveryRow, TableKind, TestKind
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from esrp_report import model as m
-from esrp_report.assess import assess
+from esrp_report.analysis.assess import assess
+from esrp_report.analysis.rules import Status, load_rules
 from esrp_report.model import InstanceRow, InstanceTable, Run, Solution, TableKind, TestKind
-from esrp_report.rules import Status, load_rules
 
 
 def _server_run(name: str, latencies: list[float], result: str = "Pass") -> Run:

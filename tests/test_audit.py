@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.api import audit_document, write_audit_report
-from esrp_report.audit import Iv, audit, summed_half
-from esrp_report.cli import app
-from esrp_report.ingest.published import parse_document, read_document
-from esrp_report.rules import load_rules
+from esrp_report.analysis.intervals import Iv
+from esrp_report.analysis.rules import load_rules
+from esrp_report.app.api import audit_document, write_audit_report
+from esrp_report.audit import audit, summed_half
+from esrp_report.cli.main import app
+from esrp_report.ingest.documents.published import parse_document, read_document
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 runner = CliRunner()
@@ -234,7 +235,7 @@ def test_damaged_copies_never_crash(name: str) -> None:
     rng = random.Random(name)
     for _ in range(25):
         doc = parse_document(_damage(text, rng).encode("utf-8"), name)
-        from esrp_report.rules import load_rules
+        from esrp_report.analysis.rules import load_rules
 
         audit(doc, load_rules(None))
 
@@ -264,7 +265,7 @@ def _swapped_summary_cells(name: str) -> list[tuple[int, str, str]]:
 @pytest.mark.parametrize("name", ["vmax-000.txt", "netapp-001.txt", "esrp40-total.txt"])
 def test_every_planted_digit_swap_in_a_summary_table_is_found(name: str) -> None:
     text = (DATA / name).read_text(encoding="utf-8").splitlines()
-    from esrp_report.rules import load_rules
+    from esrp_report.analysis.rules import load_rules
 
     rules = load_rules(None)
     base = audit(parse_document("\n".join(text).encode(), name), rules)

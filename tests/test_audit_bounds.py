@@ -15,12 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.audit_document import text_pdf
+from esrp_report.analysis.rules import load_rules
 from esrp_report.audit import audit
-from esrp_report.cli import app
-from esrp_report.errors import InputError
-from esrp_report.ingest import published
-from esrp_report.ingest.published import parse_document, read_document
-from esrp_report.rules import load_rules
+from esrp_report.cli.main import app
+from esrp_report.ingest.documents import published
+from esrp_report.ingest.documents.published import parse_document, read_document
+from esrp_report.model.errors import InputError
 
 DATA = Path(__file__).parent / "data" / "published"
 runner = CliRunner()

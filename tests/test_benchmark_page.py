@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import page, scaling
-from esrp_report.ingest.manifest import read_manifest
-from esrp_report.ingest.report_html import read_report
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.jetstress.report_html import read_report
 
 RESULTS = json.loads(page.RESULTS.read_text(encoding="utf-8"))
 

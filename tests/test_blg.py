@@ -14,11 +14,11 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
-from esrp_report.errors import CounterLogError, UnsupportedFormatError
-from esrp_report.ingest import blg as blg_module
-from esrp_report.ingest.blg import BlgFile, read_blg
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.cli.main import app
+from esrp_report.ingest.perfmon import blg as blg_module
+from esrp_report.ingest.perfmon.blg import BlgFile, read_blg
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
+from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 
 
 @pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)

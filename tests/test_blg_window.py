@@ -17,12 +17,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
-from esrp_report.counter_types import WINDOW_WHY, Formula, RawEnds, window_average
-from esrp_report.errors import CounterLogError
-from esrp_report.ingest import blg as blg_module
-from esrp_report.ingest.blg import read_blg, window_averages, window_report
-from esrp_report.synth import blg_writer as w
+from esrp_report.cli.main import app
+from esrp_report.ingest.perfmon import blg as blg_module
+from esrp_report.ingest.perfmon.blg import read_blg, window_averages, window_report
+from esrp_report.ingest.perfmon.counter_types import WINDOW_WHY, Formula, RawEnds, window_average
+from esrp_report.model.errors import CounterLogError
+from esrp_synth import blg_writer as w
 
 
 @pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)

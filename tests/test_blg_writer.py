@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from esrp_report.synth import blg_writer as bw
-from esrp_report.synth.blg_writer import BASE_TYPE_FOR, BlgWriter, Counter, PerfObject, SampleSpec, write_blg
+from esrp_synth import blg_writer as bw
+from esrp_synth.blg_writer import BASE_TYPE_FOR, BlgWriter, Counter, PerfObject, SampleSpec, write_blg
 
 C = Counter
 T0 = datetime(2024, 3, 1, 10, 0, 0, 250_000)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from matplotlib import image
 
-from esrp_report.api import build
+from esrp_report.app.api import build
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -11,9 +11,9 @@ import pytest
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
-from esrp_report.api import build
-from esrp_report.cli import app
-from esrp_report.ingest.manifest import ManifestError, read_manifest
+from esrp_report.app.api import build
+from esrp_report.cli.main import app
+from esrp_report.ingest.config.manifest import ManifestError, read_manifest
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()

@@ -10,16 +10,17 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from esrp_report import api, metrics
 from esrp_report import model as m
-from esrp_report.assess import assess_server, combine
-from esrp_report.document import build_document
-from esrp_report.ingest.counter_csv import read_counter_csv
-from esrp_report.ingest.manifest import read_manifest
+from esrp_report.analysis import metrics
+from esrp_report.analysis.assess import assess_server, combine
+from esrp_report.analysis.rules import load_rules
+from esrp_report.app import api
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 from esrp_report.model import Solution
 from esrp_report.render.charts import ChartSpec
+from esrp_report.render.document import build_document
 from esrp_report.render.html import CHART_POINTS, LATENCY_CHARTS, PrintPart, chart_plan, iter_print
-from esrp_report.rules import load_rules
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CLOCK = datetime(2026, 1, 1, tzinfo=UTC)

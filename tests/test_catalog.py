@@ -25,8 +25,8 @@ from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
 from esrp_report.catalog.store import Catalog, CatalogError
-from esrp_report.cli import app
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.cli.main import app
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 NETAPP_PERF = "Performance_2012_4_25_15_29_35.html"
@@ -308,7 +308,7 @@ def archive_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from esrp_report.cli import main; main()", *args]
+    return [sys.executable, "-c", "from esrp_report.cli.main import main; main()", *args]
 
 
 @pytest.fixture(scope="module")
@@ -391,7 +391,7 @@ def test_dask_local_cluster_with_two_workers_gives_the_local_catalog(
 
 
 def test_a_catalogued_run_comes_back_as_the_model_run_for_comparisons(tmp_path: Path) -> None:
-    from esrp_report.ingest.evidence import load_solution
+    from esrp_report.analysis.solution import load_solution
 
     ingest([SAMPLES / "EMAIL5"], tmp_path / "cat", jobs=1)
     original = next(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 
 runner = CliRunner()
 PERF = "Performance_2011_3_11_13_27_46"

@@ -6,10 +6,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from esrp_report.errors import UnsafeInputError, UnsupportedFormatError
-from esrp_report.ingest.config_xml import read_config_xml, read_config_xml_with_problems, sniff_config_xml
+from esrp_report.ingest.jetstress.config_xml import (
+    read_config_xml,
+    read_config_xml_with_problems,
+    sniff_config_xml,
+)
 from esrp_report.model import ConfigProfile, DatabaseConfig, Thresholds
-from esrp_report.synth.jetstress_xml import write_config_xml
+from esrp_report.model.errors import UnsafeInputError, UnsupportedFormatError
+from esrp_synth.jetstress_xml import write_config_xml
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "config" / "JetstressConfig_EMAIL5.xml"
 

@@ -20,10 +20,10 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.generate import generate_jetstress_blg
-from esrp_report import convert as cv
-from esrp_report.cli import app
-from esrp_report.errors import InputError
-from esrp_report.ingest import counter_csv
+from esrp_report.app import convert as cv
+from esrp_report.cli.main import app
+from esrp_report.ingest.perfmon import counter_csv
+from esrp_report.model.errors import InputError
 
 SAMPLES = 48
 GROUP_ROWS = 4  # rows per row group once forced down

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from esrp_report.errors import CounterLogError, UnsupportedFormatError
-from esrp_report.ingest import counter_csv
-from esrp_report.ingest.counter_csv import describe_counter_log, read_counter_csv, sniff_counter_csv
-from esrp_report.ingest.counter_path import CounterPath, format_counter_path
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_report.ingest.perfmon import counter_csv
+from esrp_report.ingest.perfmon.counter_csv import describe_counter_log, read_counter_csv, sniff_counter_csv
+from esrp_report.ingest.perfmon.counter_path import CounterPath, format_counter_path
+from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 START = datetime(2011, 3, 11, 13, 28, 5, 123000)
 PATHS = [r"\\EMAIL5\LogicalDisk(C:\MP\DB\DB1)\Avg. Disk sec/Read", r"\\EMAIL5\Memory\Available MBytes"]

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esrp_report.ingest.counter_path import CounterPath, format_counter_path, parse_counter_path
+from esrp_report.ingest.perfmon.counter_path import CounterPath, format_counter_path, parse_counter_path
 
 
 @pytest.mark.parametrize(

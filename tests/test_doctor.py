@@ -4,8 +4,8 @@ import json
 
 from typer.testing import CliRunner
 
-from esrp_report import doctor
-from esrp_report.cli import app
+from esrp_report.app import doctor
+from esrp_report.cli.main import app
 
 
 def test_doctor_names_every_component_and_says_whether_pdf_works() -> None:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from esrp_report.api import solution_from_manifest
-from esrp_report.assess import assess
-from esrp_report.document import Document, SummaryTable, build_document
-from esrp_report.ingest.manifest import read_manifest
-from esrp_report.rules import Status, load_rules
+from esrp_report.analysis.assess import assess
+from esrp_report.analysis.rules import Status, load_rules
+from esrp_report.app.api import solution_from_manifest
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.render.document import Document, SummaryTable, build_document
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from esrp_report.api import check
-from esrp_report.errors import InputError
+from esrp_report.app.api import check
 from esrp_report.ingest.event_log import read_event_log, window_utc
-from esrp_report.synth.event_log import EventRecord, write_evt
+from esrp_report.model.errors import InputError
+from esrp_synth.event_log import EventRecord, write_evt
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from esrp_report.errors import CounterLogError, InputError, XmlInputError
-from esrp_report.ingest.blg import read_blg
-from esrp_report.ingest.config_xml import read_config_xml_with_problems
-from esrp_report.ingest.counter_csv import read_counter_csv
-from esrp_report.ingest.manifest import ManifestError, read_manifest
-from esrp_report.ingest.published import read_document
-from esrp_report.ingest.report_html import read_report
-from esrp_report.ingest.result_xml import read_result_xml
-from esrp_report.ingest.test_log import read_test_log
+from esrp_report.ingest.config.manifest import ManifestError, read_manifest
+from esrp_report.ingest.documents.published import read_document
+from esrp_report.ingest.jetstress.config_xml import read_config_xml_with_problems
+from esrp_report.ingest.jetstress.report_html import read_report
+from esrp_report.ingest.jetstress.result_xml import read_result_xml
+from esrp_report.ingest.jetstress.test_log import read_test_log
+from esrp_report.ingest.perfmon.blg import read_blg
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
+from esrp_report.model.errors import CounterLogError, InputError, XmlInputError
 
 DATA = Path(__file__).parent / "data" / "fuzz"
 

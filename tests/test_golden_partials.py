@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from esrp_report.document import Cell, Failure, Row, SummaryTable
+from esrp_report.analysis.rules import Status
 from esrp_report.render.appendix import AppendixRow, AppendixTable
+from esrp_report.render.document import Cell, Failure, Row, SummaryTable
 from esrp_report.render.html import environment
-from esrp_report.rules import Status
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -9,8 +9,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from esrp_report import compare, metrics
 from esrp_report import model as m
+from esrp_report.analysis import compare, metrics
 from esrp_report.model import CounterLog, InstanceRow, InstanceTable, Run, TableKind, TestKind
 
 OBJ = "MSExchange Database ==> Instances"

@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 
 from benchmarks import fuzz
 from esrp_report import api, metrics
-from esrp_report.cli import app
-from esrp_report.errors import EsrpError, InputError
-from esrp_report.ingest import blg
+from esrp_report.cli.main import app
 from esrp_report.ingest.guards import ascii_int, printable, require_regular_file
+from esrp_report.ingest.perfmon import blg
+from esrp_report.model.errors import EsrpError, InputError
 
 runner = CliRunner()
 CLI_TIMEOUT = 60  # seconds: far more than a refusal takes; a hang fails instead of blocking
@@ -134,7 +134,7 @@ def test_convert_counter_path_with_control_characters_to_text_is_sanitised(
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", "from esrp_report.cli import main; main()", *args],
+        [sys.executable, "-c", "from esrp_report.cli.main import main; main()", *args],
         capture_output=True,
         text=True,
         timeout=CLI_TIMEOUT,

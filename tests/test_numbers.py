@@ -1,4 +1,4 @@
-from esrp_report.render.numbers import fmt_number, fmt_percent
+from esrp_report.model.numbers import fmt_number, fmt_percent
 
 
 def test_half_up_on_the_printed_decimal_not_binary() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
+from esrp_report.cli.main import app
 
 runner = CliRunner()
 STRESS = "Stress_2011_3_14_9_2_3.html"

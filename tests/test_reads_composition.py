@@ -15,9 +15,9 @@ from pathlib import Path
 import polars as pl
 from typer.testing import CliRunner
 
-from esrp_report.cli import app
-from esrp_report.ingest.counter_csv import read_counter_csv
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_report.cli.main import app
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 runner = CliRunner()
 PERF = "Performance_2011_3_11_13_27_46"

@@ -12,9 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from esrp_report import model as m
-from esrp_report.errors import ReportFormatError, UnsupportedFormatError
-from esrp_report.ingest.labels import EMPTY_CELLS, SUMMARY_ROW_LABELS
-from esrp_report.ingest.report_html import parse_report_html, read_report, sniff_report_html
+from esrp_report.ingest.jetstress.labels import EMPTY_CELLS, SUMMARY_ROW_LABELS
+from esrp_report.ingest.jetstress.report_html import parse_report_html, read_report, sniff_report_html
 from esrp_report.model import (
     BackupRow,
     ChecksumRow,
@@ -27,7 +26,9 @@ from esrp_report.model import (
     TestKind,
     TestLog,
 )
-from esrp_report.synth.jetstress_html import TABLE_COLUMNS, ReportStyle, write_report_html
+from esrp_report.model.errors import ReportFormatError, UnsupportedFormatError
+from esrp_report.render.jetstress_text import TABLE_COLUMNS
+from esrp_synth.jetstress_html import ReportStyle, write_report_html
 
 EMAIL5_PERF = "EMAIL5/Performance_2011_3_11_13_27_46.html"
 EMAIL5_STRESS = "EMAIL5/Stress_2011_3_14_9_2_3.html"

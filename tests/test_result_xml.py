@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from esrp_report import model as m
-from esrp_report.errors import UnsupportedFormatError, XmlInputError
-from esrp_report.ingest.result_xml import read_result_xml, sniff_result_xml
+from esrp_report.ingest.jetstress.result_xml import read_result_xml, sniff_result_xml
 from esrp_report.model import InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
-from esrp_report.synth.jetstress_xml import write_result_xml
+from esrp_report.model.errors import UnsupportedFormatError, XmlInputError
+from esrp_synth.jetstress_xml import write_result_xml
 
 # Shaped like a Jetstress 2013 result XML (facts §2.2) with the spellings a reader must expect:
 # "(Attached)" and "(msec)" in counter names, min/max attributes, an unknown section and element.

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from esrp_report import model as m
-from esrp_report.errors import RulesError
+from esrp_report.analysis.rules import RunEvidence, Status, evaluate_run, load_rules, roll_up
 from esrp_report.model import InstanceRow, InstanceTable, Run, TableKind, TestKind
-from esrp_report.rules import RunEvidence, Status, evaluate_run, load_rules, roll_up
+from esrp_report.model.errors import RulesError
 
 
 def _run(

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from esrp_report.errors import UnsafeInputError, XmlInputError
-from esrp_report.ingest.config_xml import read_config_xml
-from esrp_report.ingest.result_xml import read_result_xml
+from esrp_report.ingest.jetstress.config_xml import read_config_xml
+from esrp_report.ingest.jetstress.result_xml import read_result_xml
 from esrp_report.ingest.safe_xml import parse_xml, read_xml, root_name, xml_number
+from esrp_report.model.errors import UnsafeInputError, XmlInputError
 
 PASSWD = Path("/etc/passwd")
 XXE = b'<?xml version="1.0"?>\n<!DOCTYPE output [\n<!ENTITY e SYSTEM "file:///etc/passwd">\n]>\n<output>&e;</output>'

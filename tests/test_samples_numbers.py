@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from esrp_report import model as m
-from esrp_report.ingest.report_html import read_report
+from esrp_report.ingest.jetstress.report_html import read_report
 from esrp_report.model import Run, TableKind, TestKind
 
 EMAIL5_PERFORMANCE = "EMAIL5/Performance_2011_3_11_13_27_46.html"

@@ -22,16 +22,16 @@ from typer.testing import CliRunner
 from esrp_report.catalog import query
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import CatalogError
-from esrp_report.cli import app
-from esrp_report.errors import EsrpError, InputError, UnsupportedFormatError, XmlInputError
-from esrp_report.ingest import counter_csv
-from esrp_report.ingest.counter_csv import read_counter_csv
+from esrp_report.cli.main import app
+from esrp_report.ingest.config.manifest import ManifestError, read_manifest
+from esrp_report.ingest.documents.published import MAX_DOCUMENT_BYTES, parse_document, read_document
 from esrp_report.ingest.event_log import read_event_log
-from esrp_report.ingest.manifest import ManifestError, read_manifest
-from esrp_report.ingest.published import MAX_DOCUMENT_BYTES, parse_document, read_document
-from esrp_report.ingest.report_html import read_report
+from esrp_report.ingest.jetstress.report_html import read_report
+from esrp_report.ingest.perfmon import counter_csv
+from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 from esrp_report.ingest.safe_xml import parse_xml
 from esrp_report.model import Problem
+from esrp_report.model.errors import EsrpError, InputError, UnsupportedFormatError, XmlInputError
 from esrp_report.render.html import environment, markdown
 from esrp_report.render.pdf import render_pdf
 

@@ -30,8 +30,8 @@ from esrp_report.catalog import archive as arc
 from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import Catalog
-from esrp_report.cli import app
-from esrp_report.errors import InputError
+from esrp_report.cli.main import app
+from esrp_report.model.errors import InputError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()
@@ -412,7 +412,7 @@ def test_kill_9_of_the_ingest_leaves_no_worker_behind(tmp_path: Path) -> None:
         folder = root / f"d{i // 500:02d}" / f"srv{i:04d}"
         folder.mkdir(parents=True)
         (folder / "notes.txt").write_text(f"server {i}\n", "utf-8")
-    command = [sys.executable, "-c", "from esrp_report.cli import main; main()"]
+    command = [sys.executable, "-c", "from esrp_report.cli.main import main; main()"]
     command += ["catalog", "ingest", str(root), "--catalog", str(tmp_path / "cat"), "--jobs", "2"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

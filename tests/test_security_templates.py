@@ -20,9 +20,9 @@ import pytest
 from pypdf import PdfReader
 from typer.testing import CliRunner, Result
 
-from esrp_report.cli import app
-from esrp_report.errors import InputError, TemplateError
-from esrp_report.ingest.manifest import ManifestError, read_manifest
+from esrp_report.cli.main import app
+from esrp_report.ingest.config.manifest import ManifestError, read_manifest
+from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.render import html
 from esrp_report.render.html import environment
 
@@ -112,7 +112,7 @@ def _run_guarded(args: list[str], *, timeout: float = 60) -> subprocess.Complete
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from esrp_report.cli import main; main()", *args]
+    return [sys.executable, "-c", "from esrp_report.cli.main import main; main()", *args]
 
 
 # --- override templates: links, names, includes ------------------------------------------------------

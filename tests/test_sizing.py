@@ -15,15 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from esrp_report import api
-from esrp_report.assess import assess
-from esrp_report.cli import app
-from esrp_report.document import build_document
-from esrp_report.errors import InputError
-from esrp_report.ingest.manifest import read_manifest
-from esrp_report.ingest.sizing_spec import load_sizing_spec
-from esrp_report.rules import load_rules
-from esrp_report.sizing import INPUTS, SizingError, SizingResult, SizingSpec, size, sizing_data
+from esrp_report.analysis.assess import assess
+from esrp_report.analysis.rules import load_rules
+from esrp_report.analysis.sizing import size, sized_manifest
+from esrp_report.app import api
+from esrp_report.cli.main import app
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.config.sizing_spec import load_sizing_spec
+from esrp_report.model.errors import InputError
+from esrp_report.model.sizing import INPUTS, SizingError, SizingResult, SizingSpec, sizing_data
+from esrp_report.render.document import build_document
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -303,7 +304,7 @@ def _manifest(tmp_path: Path, sizing: str, profile_extra: str = "") -> Path:
 
 
 def _document_rows(path: Path) -> tuple[dict[str, str], list[str]]:
-    manifest = read_manifest(path)
+    manifest = sized_manifest(read_manifest(path))
     solution, labels = api.solution_from_manifest(manifest)
     rules = load_rules(None)
     doc = build_document(manifest, assess(solution, rules), rules, labels)
@@ -322,7 +323,7 @@ NETAPP_SPEC = "users = 1000\niops_per_mailbox = 0.10\ndag_copies = 2\ndatabases 
 def test_a_manifest_sizing_section_gives_the_targets(tmp_path: Path) -> None:
     path = _manifest(tmp_path, NETAPP_SIZING)
     (tmp_path / "sizing.toml").write_text(NETAPP_SPEC, encoding="utf-8")
-    manifest = read_manifest(path)
+    manifest = sized_manifest(read_manifest(path))
     assert manifest.sizing is not None and manifest.problems == []
     p = manifest.profile
     assert (p.mailboxes, p.iops_per_mailbox, p.mailbox_size_gb, p.copies_per_database) == (1000, 0.1, 2, 2)
@@ -342,7 +343,7 @@ def test_a_manifest_sizing_section_gives_the_targets(tmp_path: Path) -> None:
 def test_a_stated_profile_that_disagrees_with_the_sizing_is_reported(tmp_path: Path) -> None:
     path = _manifest(tmp_path, NETAPP_SIZING, "mailboxes = 900\niops_per_mailbox = 0.1\n")
     (tmp_path / "sizing.toml").write_text(NETAPP_SPEC, encoding="utf-8")
-    manifest = read_manifest(path)
+    manifest = sized_manifest(read_manifest(path))
     assert manifest.profile.mailboxes == 1000
     [problem] = manifest.problems
     assert problem.severity == "error" and problem.location == "[profile] mailboxes"
@@ -354,7 +355,7 @@ def test_a_stated_profile_that_disagrees_with_the_sizing_is_reported(tmp_path: P
 
 def test_inline_sizing_uses_the_papers_defaults_for_keys_left_out(tmp_path: Path) -> None:
     path = _manifest(tmp_path, "[sizing]\nusers = 6000\n")
-    manifest = read_manifest(path)
+    manifest = sized_manifest(read_manifest(path))
     p = manifest.profile
     assert (p.mailboxes, p.iops_per_mailbox, p.copies_per_database) == (6900, pytest.approx(0.2), 4)
 

@@ -42,13 +42,13 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_importing_the_cli_imports_no_heavy_library() -> None:
-    result = _python("import esrp_report.cli; " + REPORT_HEAVY)
+    result = _python("import esrp_report.cli.main; " + REPORT_HEAVY)
     assert result.stdout.strip() == "[]"
 
 
 def test_asking_for_help_imports_no_heavy_library() -> None:
     code = (
-        "from esrp_report.cli import app\n"
+        "from esrp_report.cli.main import app\n"
         "try:\n"
         "    app(['--help'], standalone_mode=False)\n"
         "except SystemExit:\n"
@@ -75,7 +75,7 @@ def test_the_fast_version_answer_is_the_cli_s() -> None:
     from typer.testing import CliRunner
 
     from esrp_report import __version__
-    from esrp_report.cli import app
+    from esrp_report.cli.main import app
 
     fast = _python(
         "import sys; sys.argv = ['esrp-report', 'version']\n"

@@ -17,15 +17,16 @@ import numpy as np
 import polars as pl
 import pytest
 
-from esrp_report import api, metrics
-from esrp_report import convert as convert_module
-from esrp_report.convert import convert
-from esrp_report.ingest import blg_stream, counter_csv
-from esrp_report.ingest.blg import read_blg
-from esrp_report.ingest.report_html import read_report
+from esrp_report.analysis import metrics
+from esrp_report.app import api
+from esrp_report.app import convert as convert_module
+from esrp_report.app.convert import convert
+from esrp_report.ingest.jetstress.report_html import read_report
+from esrp_report.ingest.perfmon import blg_stream, counter_csv
+from esrp_report.ingest.perfmon.blg import read_blg
 from esrp_report.model import Run, StreamedCounterLog, TestKind
 from esrp_report.render import payload
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 EMAIL5 = Path(__file__).resolve().parent.parent / "samples" / "EMAIL5"
 PERF = "Performance_2011_3_11_13_27_46"

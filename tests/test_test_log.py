@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esrp_report.errors import InputError
-from esrp_report.ingest.test_log import ERROR_RULES, parse_test_log, read_test_log
-from esrp_report.synth.jetstress_xml import timestamp_text
+from esrp_report.ingest.jetstress.test_log import ERROR_RULES, parse_test_log, read_test_log
+from esrp_report.model.errors import InputError
+from esrp_synth.jetstress_xml import timestamp_text
 
 # Lines in the shapes of the published EMAIL5 appendix (Jetstress 14.01): one session holding an
 # earlier Performance run and its checksum pass, then the 2-hour Performance run of the report.

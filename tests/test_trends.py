@@ -12,13 +12,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report import api, trends
 from esrp_report import model as m
-from esrp_report.cli import app
-from esrp_report.errors import EsrpError, InputError
-from esrp_report.ingest.trend_spec import TrendSpecError, load_trend_table, parse_cell
+from esrp_report.analysis import trends
+from esrp_report.analysis.trends import FLAG, OK, Comparison, TrendError
+from esrp_report.app import api
+from esrp_report.cli.main import app
+from esrp_report.ingest.config.trend_spec import TrendSpecError, load_trend_table, parse_cell
 from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
-from esrp_report.trends import FLAG, OK, Comparison, TrendError
+from esrp_report.model.errors import EsrpError, InputError
+from esrp_report.model.trends import FIGURES, LATENCIES
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -91,7 +93,7 @@ def test_table_23_flags_show_the_computed_percentage(compared: dict[str, Compari
 def test_table_3_equated_latencies_reproduce(compared: dict[str, Comparison]) -> None:
     printed = SPEC["tables"]["table-03"]["equated"]
     comparison = compared["table-03"]
-    for key in trends.LATENCIES:
+    for key in LATENCIES:
         assert [e.text(key) for e in comparison.equated] == printed[f"{key}_equated"]
     achieved = [f"{e.achieved:.0f} IOPS [{trends.percent_text(e.ratio * 100)}]" for e in comparison.equated]
     assert achieved == printed["achieved"]
@@ -429,7 +431,7 @@ def test_help_readme_and_docs_name_the_command_and_its_figures() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "esrp-report compare" in readme
     docs = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
-    for figure in trends.FIGURES:
+    for figure in FIGURES:
         assert f"`{figure.key}`" in docs, figure.key
     for key in ("baseline", "runs", "rows", "equated", "notes", "published"):
         assert f'"{key}"' in docs, key

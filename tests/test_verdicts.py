@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from esrp_report import api
-from esrp_report.cli import app
-from esrp_report.rules import Status
-from esrp_report.synth.perfmon_csv import write_pdh_csv
+from esrp_report.analysis.rules import Status
+from esrp_report.app import api
+from esrp_report.cli.main import app
+from esrp_synth.perfmon_csv import write_pdh_csv
 
 runner = CliRunner()
 OBJECT = "MSExchange Database ==> Instances"

@@ -24,7 +24,7 @@ from itertools import pairwise
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Protocol
 
-from esrp_report.errors import InputError
+from esrp_report.model.errors import InputError
 
 HASH_CHUNK = 1 << 20
 

@@ -21,7 +21,7 @@ from esrp_report.catalog import archive as arc
 from esrp_report.catalog import lifeline
 from esrp_report.catalog.parse import FolderJob, ParsedFolder, parse_folder
 from esrp_report.catalog.store import STAGING, Catalog
-from esrp_report.errors import InputError
+from esrp_report.model.errors import InputError
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 

@@ -14,13 +14,14 @@ from typing import Any
 
 import polars as pl
 
-from esrp_report import aggregate as agg
-from esrp_report.assess import assess_run
-from esrp_report.errors import InputError, UnsupportedFormatError
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.assess import assess_run
+from esrp_report.analysis.rules import Rule, load_rules
+from esrp_report.analysis.solution import assemble
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.names import normalized_stem
+from esrp_report.ingest.jetstress.names import normalized_stem
 from esrp_report.model import CounterLog, InstanceTable, Problem, Run, TableKind, TestKind
-from esrp_report.rules import Rule, load_rules
+from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 SERIES_SCHEMA = {"timestamp": pl.Datetime("us", "UTC"), "counter_id": pl.Int32(), "value": pl.Float64()}
 INSTANCE_SCHEMA = {
@@ -130,7 +131,7 @@ def parse_folder(job: FolderJob) -> ParsedFolder:
     if not evidence.runs and not evidence.result_xmls and not evidence.counter_logs:
         parsed.problems.extend(_problem(job.location, p) for p in evidence.problems)
         return parsed
-    solution = ev.assemble(evidence, job.location)
+    solution = assemble(evidence, job.location)
     parsed.problems.extend(_problem(job.location, p) for p in solution.problems)
     runs = [run for server in solution.servers for run in server.runs]
     claimed = {path for run in runs for path in _run_paths(run)}

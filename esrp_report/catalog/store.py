@@ -25,7 +25,7 @@ import polars as pl
 
 from esrp_report.catalog.migrations import LATEST, MIGRATIONS
 from esrp_report.catalog.parse import ParsedRun
-from esrp_report.errors import InputError
+from esrp_report.model.errors import InputError
 
 DATABASE = "catalog.duckdb"
 SERIES = "series"

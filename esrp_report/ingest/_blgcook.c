@@ -15,7 +15,7 @@
  *   raw_slots   int64[K]: slots copied to raw_out (int64 rows x K)
  *   last_row    int64[S]: receives the raw values of the last row
  *
- * The arithmetic is the published formulas exactly as esrp_report.counter_types.cook_deltas
+ * The arithmetic is the published formulas exactly as esrp_report.ingest.perfmon.counter_types.cook_deltas
  * evaluates them (same operations in the same order, so the same doubles), including its edge
  * rules: no value for a raw or time that went backwards or a time that did not move; 0 for an
  * average whose base did not move. Every offset, slot and column is checked against its buffer

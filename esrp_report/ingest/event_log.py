@@ -16,8 +16,8 @@ from pathlib import Path
 import pyevt
 from Evtx.Evtx import Evtx
 
-from esrp_report.errors import InputError
 from esrp_report.model import Problem
+from esrp_report.model.errors import InputError
 
 # Legacy event types (EVENTLOG_*_TYPE) and .evtx levels, mapped to one vocabulary.
 _EVT_TYPES = {1: "error", 2: "warning", 4: "information", 8: "audit success", 16: "audit failure"}

@@ -19,9 +19,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from esrp_report.errors import InputError, UnsupportedFormatError
 from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.text import sniff_encoding
+from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 if TYPE_CHECKING:
     from esrp_report.ingest.event_log import EventLog
@@ -127,7 +127,7 @@ def read_into(path: Path, evidence: Evidence) -> str:
 
 
 def _is_blg(head: Head) -> bool:
-    from esrp_report.ingest import blg, counter_csv
+    from esrp_report.ingest.perfmon import blg, counter_csv
 
     if blg.sniff_blg(head.data):
         return True
@@ -135,7 +135,7 @@ def _is_blg(head: Head) -> bool:
 
 
 def _read_blg(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest import blg_stream
+    from esrp_report.ingest.perfmon import blg_stream
 
     evidence.counter_logs.append(blg_stream.read_blg_log(path))
 
@@ -153,37 +153,37 @@ def _read_event_log(path: Path, evidence: Evidence) -> None:
 
 
 def _is_counter_csv(head: Head) -> bool:
-    from esrp_report.ingest import counter_csv
+    from esrp_report.ingest.perfmon import counter_csv
 
     return counter_csv.sniff_counter_csv(head.data)
 
 
 def _read_counter_csv(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest import counter_csv
+    from esrp_report.ingest.perfmon import counter_csv
 
     evidence.counter_logs.append(counter_csv.read_counter_log(path))
 
 
 def _is_result_xml(head: Head) -> bool:
-    from esrp_report.ingest import result_xml
+    from esrp_report.ingest.jetstress import result_xml
 
     return result_xml.sniff_result_xml(head.data)
 
 
 def _read_result_xml(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest import result_xml
+    from esrp_report.ingest.jetstress import result_xml
 
     evidence.result_xmls.append(result_xml.read_result_xml(path))
 
 
 def _is_config_xml(head: Head) -> bool:
-    from esrp_report.ingest import config_xml
+    from esrp_report.ingest.jetstress import config_xml
 
     return config_xml.sniff_config_xml(head.data)
 
 
 def _read_config_xml(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest import config_xml
+    from esrp_report.ingest.jetstress import config_xml
 
     profile, problems = config_xml.read_config_xml_with_problems(path)
     evidence.configs.append((path, profile))
@@ -191,13 +191,13 @@ def _read_config_xml(path: Path, evidence: Evidence) -> None:
 
 
 def _is_report_html(head: Head) -> bool:
-    from esrp_report.ingest import report_html
+    from esrp_report.ingest.jetstress import report_html
 
     return report_html.sniff_report_html(head.text)
 
 
 def _read_report_html(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest import report_html
+    from esrp_report.ingest.jetstress import report_html
 
     evidence.runs.append(report_html.read_report(path))
 
@@ -210,7 +210,7 @@ def _is_test_log(head: Head) -> bool:
 
 
 def _read_test_log(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest import test_log
+    from esrp_report.ingest.jetstress import test_log
 
     evidence.test_logs.append(test_log.read_test_log(path))
 

@@ -1,7 +1,7 @@
 """Small defences every reader shares: ASCII numbers, regular files, printable names.
 
 Evidence comes from someone else's machine, so a reader must end in a result or an
-:class:`~esrp_report.errors.InputError` for any bytes, never in a traceback or a hang:
+:class:`~esrp_report.model.errors.InputError` for any bytes, never in a traceback or a hang:
 
 * ``str.isdigit()`` and ``int()`` accept far more than ``0-9`` (``'²'.isdigit()`` is true and
   ``int('²')`` raises; ``int('٣')`` is 3), so numbers read from untrusted text go through
@@ -20,8 +20,8 @@ import re
 import stat
 from pathlib import Path
 
-from esrp_report.errors import InputError
-from esrp_report.safe_files import kind_of
+from esrp_report.ingest.safe_files import kind_of
+from esrp_report.model.errors import InputError
 
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 # C0 controls, DEL and C1 controls (Unicode category Cc): none is ever part of a counter path.

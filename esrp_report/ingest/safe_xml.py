@@ -22,8 +22,8 @@ from xml.parsers import expat
 
 from lxml import etree
 
-from esrp_report.errors import UnsafeInputError, XmlInputError
 from esrp_report.ingest.text import sniff_encoding
+from esrp_report.model.errors import UnsafeInputError, XmlInputError
 
 ENTITIES_REFUSED = "entity declarations are not allowed"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from esrp_report.errors import InputError
 from esrp_report.ingest.guards import require_regular_file
+from esrp_report.model.errors import InputError
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8-sig"),

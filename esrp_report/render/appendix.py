@@ -12,9 +12,9 @@ import textwrap
 from dataclasses import dataclass
 
 from esrp_report import model as m
-from esrp_report.document import RunView
-from esrp_report.render.numbers import fmt_number
-from esrp_report.synth.jetstress_html import TABLE_COLUMNS, TABLE_TITLES, duration, timestamp
+from esrp_report.model.numbers import fmt_number
+from esrp_report.render.document import RunView
+from esrp_report.render.jetstress_text import TABLE_COLUMNS, TABLE_TITLES, duration, timestamp
 
 HEADING_WIDTH = 10  # characters per heading line above a numeric column in a listing
 

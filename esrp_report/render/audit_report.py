@@ -6,7 +6,7 @@ from datetime import datetime
 
 from esrp_report import __version__
 from esrp_report.audit import AuditResult
-from esrp_report.findings import ERROR, NOTE, WARNING
+from esrp_report.model.findings import ERROR, NOTE, WARNING
 from esrp_report.render.html import environment
 
 

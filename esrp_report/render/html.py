@@ -26,16 +26,23 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from esrp_report import __version__, metrics
+from esrp_report import __version__
 from esrp_report import model as m
-from esrp_report.document import Document, ServerView
-from esrp_report.errors import InputError, TemplateError
+from esrp_report.analysis import metrics
+from esrp_report.analysis.rules import Status
+from esrp_report.ingest.safe_files import (
+    is_plain_name,
+    kind_problem,
+    outside,
+    read_regular_file,
+    relative_parts,
+)
+from esrp_report.model.errors import InputError, TemplateError
+from esrp_report.model.numbers import fmt_number
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
-from esrp_report.render.numbers import fmt_number
-from esrp_report.rules import Status
-from esrp_report.safe_files import is_plain_name, kind_problem, outside, read_regular_file, relative_parts
-from esrp_report.synth.jetstress_html import duration, timestamp
+from esrp_report.render.document import Document, ServerView
+from esrp_report.render.jetstress_text import duration, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 

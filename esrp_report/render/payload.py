@@ -11,12 +11,18 @@ from dataclasses import asdict
 from typing import Any
 
 from esrp_report import __version__
-from esrp_report.aggregate import AggregateSummary, BackupFigures, IoFigures, RecoveryFigures, ServerSummary
-from esrp_report.assess import RunAssessment, ServerAssessment, SolutionAssessment
+from esrp_report.analysis.aggregate import (
+    AggregateSummary,
+    BackupFigures,
+    IoFigures,
+    RecoveryFigures,
+    ServerSummary,
+)
+from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
+from esrp_report.analysis.compare import Disagreement
+from esrp_report.analysis.rules import RuleResult
 from esrp_report.audit import AuditResult
-from esrp_report.compare import Disagreement
 from esrp_report.model import Problem, Run, TestLog
-from esrp_report.rules import RuleResult
 
 SCHEMA = "esrp-report/check/2"
 

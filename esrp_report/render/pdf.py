@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from esrp_report.errors import InputError
-from esrp_report.safe_files import read_regular_file
+from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.model.errors import InputError
 
 
 @dataclass

@@ -6,8 +6,9 @@ from typing import Any
 
 from rich.table import Table
 
-from esrp_report.render.numbers import fmt_number
-from esrp_report.sizing import GROUPS, INPUTS, UNITS, SizingResult, spec_values
+from esrp_report.analysis.sizing import GROUPS, spec_values
+from esrp_report.model.numbers import fmt_number
+from esrp_report.model.sizing import INPUTS, UNITS, SizingResult
 
 
 def sizing_payload(result: SizingResult) -> dict[str, Any]:

@@ -15,21 +15,19 @@ from rich.markup import escape
 from rich.table import Table
 
 from esrp_report import __version__
-from esrp_report.render import charts
-from esrp_report.render.html import environment, fill_charts
-from esrp_report.render.numbers import fmt_number
-from esrp_report.trends import (
+from esrp_report.analysis.trends import (
     DIFFERS,
-    FIGURE,
-    FIGURES,
     FLAG,
-    LATENCIES,
     CheckedCell,
     Comparison,
     absolute_text,
     column_name,
     percent_text,
 )
+from esrp_report.model.numbers import fmt_number
+from esrp_report.model.trends import FIGURE, FIGURES, LATENCIES
+from esrp_report.render import charts
+from esrp_report.render.html import environment, fill_charts
 
 CHART_KEY = "chart-trend"
 SPLIT = ("transactional", "log", "differential")

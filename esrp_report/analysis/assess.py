@@ -1,0 +1,214 @@
+"""Judge a solution: verdicts per instance, run, server and solution, and summary figures.
+
+Pure: takes the model, returns typed results. The CLI and the documents render them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis import compare, metrics
+from esrp_report.analysis.rules import (
+    Rule,
+    RuleResult,
+    RunEvidence,
+    Status,
+    evaluate_run,
+    roll_up,
+    verdict_reason,
+)
+from esrp_report.model import Problem, Run, Server, Solution, TableKind, TestKind
+
+EXPECTED_KINDS = (TestKind.PERFORMANCE, TestKind.STRESS, TestKind.DATABASE_BACKUP, TestKind.SOFT_RECOVERY)
+
+
+@dataclass
+class RunAssessment:
+    """One run judged: the evidence the rules saw, counter-log figures, disagreements between report and
+    counter log, rule results and problems."""
+
+    server: str
+    run: Run
+    evidence: RunEvidence
+    counter: metrics.CounterMetrics | None
+    disagreements: list[compare.Disagreement]
+    results: list[RuleResult]
+    problems: list[Problem]
+
+    @property
+    def unread(self) -> bool:
+        """Was part of this run's evidence unreadable (a required section missing)?"""
+        return any(p.unread for p in self.problems)
+
+    @property
+    def status(self) -> Status:
+        return _unless_unread(roll_up(self.results), self.unread)
+
+    def instance_status(self, instance: str) -> Status:
+        """The verdict of one instance: its rule results rolled up (NOT_EVALUATED when it has none)."""
+        return roll_up(r for r in self.results if r.instance == instance)
+
+
+@dataclass
+class ServerAssessment:
+    """One server judged: its runs, summaries per test type, backup and soft recovery figures, and the test
+    types missing from its evidence."""
+
+    name: str
+    runs: list[RunAssessment] = field(default_factory=list)
+    summaries: dict[str, agg.ServerSummary] = field(default_factory=dict)  # by test kind
+    backup: agg.BackupFigures | None = None
+    recovery: agg.RecoveryFigures | None = None
+    missing_kinds: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> Status:
+        unread = any(run.unread for run in self.runs)
+        return _unless_unread(roll_up(r for run in self.runs for r in run.results), unread)
+
+    @property
+    def results(self) -> list[RuleResult]:
+        return [r for run in self.runs for r in run.results]
+
+
+@dataclass
+class SolutionAssessment:
+    """The whole solution judged: servers, aggregates per test type, backup across servers, and problems not
+    tied to a run."""
+
+    name: str
+    servers: list[ServerAssessment]
+    aggregates: dict[str, agg.AggregateSummary]  # by test kind
+    backup: agg.BackupFigures | None
+    problems: list[Problem]
+
+    @property
+    def status(self) -> Status:
+        unread = any(p.unread for p in self.problems) or any(r.unread for s in self.servers for r in s.runs)
+        return _unless_unread(roll_up(r for s in self.servers for r in s.results), unread)
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is not PASS, in one line ("" for PASS)."""
+        parts = [verdict_reason(self.results)] if self.status is not Status.PASS else []
+        unread = self.unread_reasons
+        if unread:
+            parts.append(f"{len(unread)} part(s) of the evidence not read (first: {unread[0]})")
+        return "; ".join(p for p in parts if p)
+
+    @property
+    def unread_reasons(self) -> list[str]:
+        """What could not be read: each file or section, with why."""
+        problems = list(self.problems) + [p for s in self.servers for r in s.runs for p in r.problems]
+        return [p.describe() for p in problems if p.unread]
+
+    @property
+    def results(self) -> list[RuleResult]:
+        return [r for s in self.servers for r in s.results]
+
+
+def _unless_unread(status: Status, unread: bool) -> Status:
+    """A verdict judged without part of its evidence is INCOMPLETE at best."""
+    return Status.INCOMPLETE if unread and status is Status.PASS else status
+
+
+def _target(run: Run, override: float | None) -> tuple[float | None, str, list[Problem]]:
+    problems: list[Problem] = []
+    source = run.sources[0] if run.sources else run.machine
+    candidates = [
+        (run.sizing.target_iops, "report"),
+        (run.config.target_iops if run.config else None, "config XML"),
+    ]
+    known = [(v, origin) for v, origin in candidates if v is not None]
+    if len(known) == 2 and compare.relative_difference(known[0][0], known[1][0]) > 1e-9:
+        problems.append(
+            Problem(
+                source,
+                f"target IOPS differs: report says {known[0][0]!r}, config XML says {known[1][0]!r}",
+                severity="warning",
+            )
+        )
+    if override is not None:
+        return override, "--target-iops", problems
+    if known:
+        return known[0][0], known[0][1], problems
+    return None, "", problems
+
+
+def assess_run(
+    server: str, run: Run, rules: list[Rule], target_override: float | None = None
+) -> RunAssessment:
+    """Judge one run with these rules: the target IOPS (``target_override`` wins over report and config XML),
+    counter-log figures and their disagreements with the report, rule results, and every problem met."""
+    target, target_source, problems = _target(run, target_override)
+    evidence = RunEvidence(run=run, server=server, target_iops=target, target_source=target_source)
+    counter = None
+    disagreements: list[compare.Disagreement] = []
+    if run.counter_log is not None:
+        counter = metrics.counter_metrics(run, run.counter_log)
+        evidence.counter_tables = counter.tables
+        evidence.counter_maxima = counter.maxima
+        evidence.counter_host = counter.host
+        evidence.counter_source = run.counter_log.source
+        evidence.counter_damaged = counter.damaged
+        evidence.counter_host_damaged = counter.host_damaged
+        evidence.counter_lost_maxima = counter.lost_maxima
+        evidence.counter_caveats = counter.caveats()
+        problems.extend(counter.problems)
+        if run.tables:
+            report_source = run.sources[0] if run.sources else "report"
+            disagreements = compare.compare_tables(
+                run.tables, report_source, counter.tables, run.counter_log.source
+            )
+            disagreements += compare.compare_host(
+                run.host, report_source, counter.host, run.counter_log.source
+            )
+    results = evaluate_run(evidence, rules)
+    carried = list(run.problems)
+    for part in (run.counter_log, run.test_log):
+        if part is not None:
+            carried.extend(part.problems)
+    return RunAssessment(server, run, evidence, counter, disagreements, results, problems + carried)
+
+
+def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:
+    """Judge every server of the solution with these rules and combine them into the solution's verdict."""
+    servers = [assess_server(server, rules, target_override) for server in solution.servers]
+    return combine(solution.name, servers, list(solution.problems))
+
+
+def assess_server(
+    server: Server, rules: list[Rule], target_override: float | None = None
+) -> ServerAssessment:
+    """One server on its own: nothing in it depends on the other servers (``combine`` adds the
+    figures across them), so a build can assess each server as soon as its evidence is read."""
+    assessed = ServerAssessment(server.name)
+    for run in server.runs:
+        ra = assess_run(server.name, run, rules, target_override)
+        assessed.runs.append(ra)
+        if run.kind in (TestKind.PERFORMANCE, TestKind.STRESS) and run.kind.value not in assessed.summaries:
+            counter_tables = ra.counter.tables if ra.counter else None
+            if run.tables.get(TableKind.TRANSACTIONAL) or counter_tables:
+                assessed.summaries[run.kind.value] = agg.server_summary(
+                    server.name, run, ra.evidence.target_iops, counter_tables
+                )
+        if run.kind is TestKind.DATABASE_BACKUP and assessed.backup is None:
+            assessed.backup = agg.backup_figures(run)
+        if run.kind is TestKind.SOFT_RECOVERY and assessed.recovery is None:
+            assessed.recovery = agg.recovery_figures(run)
+    present = {run.kind for run in server.runs}
+    assessed.missing_kinds = [k.value for k in EXPECTED_KINDS if k not in present]
+    return assessed
+
+
+def combine(name: str, servers: list[ServerAssessment], problems: list[Problem]) -> SolutionAssessment:
+    """The servers' assessments as one solution's, with the aggregates across them."""
+    aggregates: dict[str, agg.AggregateSummary] = {}
+    for kind in (TestKind.PERFORMANCE.value, TestKind.STRESS.value):
+        per_server = [s.summaries[kind] for s in servers if kind in s.summaries]
+        combined = agg.aggregate(per_server)
+        if combined is not None:
+            aggregates[kind] = combined
+    backup = agg.backup_across_servers([s.backup for s in servers if s.backup is not None])
+    return SolutionAssessment(name, servers, aggregates, backup, problems)

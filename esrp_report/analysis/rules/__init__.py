@@ -1,0 +1,479 @@
+"""Pass/fail rules: thresholds are TOML data; this module only knows how to take each measure.
+
+A verdict exists per rule per instance (or per run), and rolls up to server and solution.
+A rule whose evidence is missing is NOT_EVALUATED, never PASS. A rule that passes on evidence
+that was damaged (samples out of physical range, unreadable, missing or lost, time stamps that
+run backwards) is INCOMPLETE: the damage could hide a failure. PASS rolls up only from rules
+that were all evaluated on sound data and all passed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from esrp_report import model as m
+from esrp_report.analysis.compare import instance_key
+from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.model import Generation, Run, TableKind, TestKind
+from esrp_report.model.errors import InputError, RulesError
+
+OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "<": lambda v, t: v < t,
+    "<=": lambda v, t: v <= t,
+    ">": lambda v, t: v > t,
+    ">=": lambda v, t: v >= t,
+}
+
+
+class Status(StrEnum):
+    """A verdict, of one rule or rolled up to a run, server or solution."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    INCOMPLETE = "incomplete"  # nothing failed, but some rule was not evaluated or saw damage
+    NOT_EVALUATED = "not evaluated"
+
+
+Threshold = float | str  # a number, or "target"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pass/fail rule as the thresholds TOML states it: the measure it takes, its comparison and unit, and
+    a threshold per test type (optionally per Jetstress generation)."""
+
+    id: str
+    description: str
+    scope: str  # "instance" | "run"
+    measure: str
+    operator: str
+    unit: str
+    thresholds: dict[str, Threshold]  # test kind -> threshold
+    by_generation: dict[str, dict[str, Threshold]] = field(default_factory=dict)
+    applies_only_with_evidence: bool = False
+    source: str = "built-in"
+
+    def threshold_for(self, kind: TestKind, generation: Generation) -> Threshold | None:
+        """The threshold for this test type and generation (a number, or "target" for the target IOPS): the
+        generation's own when the rule has one, else the test type's; None when the rule does not apply."""
+        specific = self.by_generation.get(generation.value, {})
+        if kind.value in specific:
+            return specific[kind.value]
+        return self.thresholds.get(kind.value)
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One rule judged on one instance (or on the whole run): the value against its threshold, where the value
+    came from, and the damage behind it."""
+
+    rule_id: str
+    description: str
+    server: str
+    run_kind: str
+    run_source: str
+    instance: str | None
+    status: Status
+    value: float | None
+    threshold: float | None
+    operator: str
+    unit: str
+    evidence: str  # where the value came from
+    reason: str = ""
+    damaged: int = 0  # samples behind the value that were damage (left out)
+    caveat: str = ""  # why the value may hide a failure (damage, lost samples)
+
+    @property
+    def margin(self) -> float | None:
+        """Headroom: positive means inside the threshold, negative means over it."""
+        if self.value is None or self.threshold is None:
+            return None
+        if self.operator in ("<", "<="):
+            return self.threshold - self.value
+        return self.value - self.threshold
+
+    @property
+    def subject(self) -> str:
+        return f"{self.server}/{self.instance}" if self.instance else self.server
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _parse_rule(raw: dict[str, Any], source: str, base: Rule | None) -> Rule:
+    known = {
+        "id",
+        "description",
+        "scope",
+        "measure",
+        "operator",
+        "unit",
+        "threshold",
+        "generation",
+        "applies_only_with_evidence",
+    }
+    unknown = set(raw) - known
+    if unknown:
+        raise RulesError(f"{source}: rule {raw.get('id')!r}: unknown keys {sorted(unknown)}")
+    rule_id = raw.get("id")
+    if not isinstance(rule_id, str) or not rule_id:
+        raise RulesError(f"{source}: every [[rule]] needs an id")
+    fields: dict[str, Any] = {}
+    for key in ("description", "scope", "measure", "operator", "unit"):
+        if key in raw:
+            fields[key] = str(raw[key])
+    if "applies_only_with_evidence" in raw:
+        fields["applies_only_with_evidence"] = bool(raw["applies_only_with_evidence"])
+    if "threshold" in raw:
+        fields["thresholds"] = _thresholds(raw["threshold"], source, rule_id)
+    if "generation" in raw:
+        fields["by_generation"] = {
+            str(gen): _thresholds(spec.get("threshold", {}), source, rule_id)
+            for gen, spec in raw["generation"].items()
+        }
+    if base is not None:
+        rule = replace(base, source=source, **fields)
+    else:
+        missing = {"description", "scope", "measure", "operator", "thresholds"} - set(fields)
+        if missing:
+            raise RulesError(f"{source}: new rule {rule_id!r} lacks {sorted(missing)}")
+        fields.setdefault("unit", "")
+        rule = Rule(id=rule_id, source=source, **fields)
+    if rule.operator not in OPERATORS:
+        raise RulesError(f"{source}: rule {rule_id!r}: operator must be one of {sorted(OPERATORS)}")
+    if rule.scope not in ("instance", "run"):
+        raise RulesError(f"{source}: rule {rule_id!r}: scope must be 'instance' or 'run'")
+    if rule.measure not in MEASURES:
+        raise RulesError(
+            f"{source}: rule {rule_id!r}: unknown measure {rule.measure!r}; "
+            f"known: {', '.join(sorted(MEASURES))}"
+        )
+    if MEASURES[rule.measure].scope != rule.scope:
+        raise RulesError(
+            f"{source}: rule {rule_id!r}: measure {rule.measure!r} is a {MEASURES[rule.measure].scope}"
+            " measure"
+        )
+    return rule
+
+
+def _thresholds(raw: Any, source: str, rule_id: str) -> dict[str, Threshold]:
+    if not isinstance(raw, dict):
+        raise RulesError(f"{source}: rule {rule_id!r}: threshold must be a table of test kind = value")
+    kinds = {k.value for k in TestKind}
+    out: dict[str, Threshold] = {}
+    for kind, value in raw.items():
+        if kind not in kinds:
+            raise RulesError(
+                f"{source}: rule {rule_id!r}: unknown test kind {kind!r}; known: {sorted(kinds)}"
+            )
+        if value == "target" or (isinstance(value, int | float) and not isinstance(value, bool)):
+            out[kind] = value if value == "target" else float(value)
+        else:
+            raise RulesError(f"{source}: rule {rule_id!r}: threshold for {kind} must be a number or 'target'")
+    return out
+
+
+def _load_document(text: str, source: str, base: dict[str, Rule]) -> dict[str, Rule]:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML: {exc}") from exc
+    rules = dict(base)
+    entries = raw.get("rule", [])
+    if not isinstance(entries, list):
+        raise RulesError(f"{source}: rules must be written as [[rule]] tables")
+    for entry in entries:
+        rule = _parse_rule(entry, source, rules.get(str(entry.get("id"))))
+        rules[rule.id] = rule
+    return rules
+
+
+def load_rules(override: str | Path | None = None) -> list[Rule]:
+    """The built-in rules, optionally overridden by a user's TOML file (a stricter service level)."""
+    built_in = resources.files("esrp_report.analysis.rules").joinpath("thresholds.toml")
+    text = built_in.read_text(encoding="utf-8")
+    rules = _load_document(text, "built-in thresholds", {})
+    if override is not None:
+        # A regular file only, judged before it is opened: a FIFO given as rules would block.
+        try:
+            user_text = read_regular_file(override, what="rules file").decode("utf-8")
+        except InputError as exc:
+            raise RulesError(f"{override}: {exc.detail}") from None
+        except UnicodeDecodeError as exc:
+            raise RulesError(f"{override}: rules file is not UTF-8 text (byte {exc.start})") from None
+        rules = _load_document(user_text, str(override), rules)
+    return list(rules.values())
+
+
+# ---------------------------------------------------------------- measures
+
+
+@dataclass
+class RunEvidence:
+    """What the rules look at for one run: the run itself plus counter-log figures if any."""
+
+    run: Run
+    server: str
+    target_iops: float | None = None
+    target_source: str = ""
+    counter_tables: dict[TableKind, m.InstanceTable] = field(default_factory=dict)
+    counter_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
+    counter_host: list[m.HostCounter] = field(default_factory=list)
+    counter_source: str = ""
+    # Damage in the counter log (metrics.CounterMetrics): instance -> metric -> samples, host
+    # label -> samples, the largest values of samples lost whole, and run-wide caveats.
+    counter_damaged: dict[str, dict[str, int]] = field(default_factory=dict)
+    counter_host_damaged: dict[str, int] = field(default_factory=dict)
+    counter_lost_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
+    counter_caveats: list[str] = field(default_factory=list)
+
+    def damage_of(self, instance: str, metric: str) -> int:
+        """How many damaged counter-log samples were left out of this instance's metric (0 when none);
+        instance names match across sources."""
+        wanted = instance_key(instance)
+        return sum(
+            per.get(metric, 0) for name, per in self.counter_damaged.items() if instance_key(name) == wanted
+        )
+
+    def lost_maximum(self, instance: str, metric: str) -> float | None:
+        """The largest value among this instance's counter-log samples of the metric that were lost whole, or
+        None when none was lost."""
+        wanted = instance_key(instance)
+        values = [
+            per[metric]
+            for name, per in self.counter_lost_maxima.items()
+            if instance_key(name) == wanted and metric in per
+        ]
+        return max(values) if values else None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A value a measure took (None when the evidence has none), where it came from, why it is missing, and
+    the damage behind it."""
+
+    value: float | None
+    evidence: str
+    reason: str = ""
+    damaged: int = 0
+    caveat: str = ""
+
+
+def _from_counter_log(ev: RunEvidence, value: float | None, damaged: int, caveat: str = "") -> Measured:
+    """A figure from the counter log, with the damage behind it and the log's run-wide caveats."""
+    caveats = [*ev.counter_caveats, caveat] if caveat else list(ev.counter_caveats)
+    if damaged:
+        caveats.insert(0, f"{damaged} damaged sample(s) left out")
+    return Measured(value, "counter log", damaged=damaged, caveat="; ".join(caveats))
+
+
+@dataclass(frozen=True)
+class Measure:
+    """How to take one measure: its scope ("instance" or "run") and the function that takes it from a run's
+    evidence."""
+
+    scope: str
+    take: Callable[[RunEvidence, str | None], Measured]
+
+
+def _instance_average(metric: str) -> Callable[[RunEvidence, str | None], Measured]:
+    def take(ev: RunEvidence, instance: str | None) -> Measured:
+        assert instance is not None
+        table = ev.run.tables.get(TableKind.TRANSACTIONAL)
+        row = table.row(instance) if table else None
+        if row is not None and metric in row.values:
+            return Measured(row.values[metric], "report")
+        table = ev.counter_tables.get(TableKind.TRANSACTIONAL)
+        row = table.row(instance) if table else None
+        if row is not None and metric in row.values:
+            return _from_counter_log(ev, row.values[metric], ev.damage_of(instance, metric))
+        return Measured(None, "", "no transactional figure for this instance")
+
+    return take
+
+
+def _instance_maximum(metric: str) -> Callable[[RunEvidence, str | None], Measured]:
+    def take(ev: RunEvidence, instance: str | None) -> Measured:
+        assert instance is not None
+        wanted = instance_key(instance)
+        for name, values in ev.counter_maxima.items():
+            if instance_key(name) == wanted and metric in values:
+                value = values[metric]
+                lost = ev.lost_maximum(instance, metric)
+                caveat = ""
+                if lost is not None and lost > value:
+                    caveat = f"a sample lost from the log reads {lost!r}, above the maximum kept"
+                return _from_counter_log(ev, value, ev.damage_of(instance, metric), caveat)
+        return Measured(None, "", "a maximum needs the counter log's samples")
+
+    return take
+
+
+def _transactional_iops(ev: RunEvidence, _instance: str | None) -> Measured:
+    if ev.run.sizing.achieved_iops is not None:
+        return Measured(ev.run.sizing.achieved_iops, "report")
+    for table, origin in (
+        (ev.run.tables.get(TableKind.TRANSACTIONAL), "report tables"),
+        (ev.counter_tables.get(TableKind.TRANSACTIONAL), "counter log"),
+    ):
+        if table and table.rows:
+            values = [r.values.get(m.DB_READS) for r in table.rows] + [
+                r.values.get(m.DB_WRITES) for r in table.rows
+            ]
+            if all(v is not None for v in values):
+                total = sum(v for v in values if v is not None)
+                if origin == "counter log":
+                    metrics = (m.DB_READS, m.DB_WRITES)
+                    damaged = sum(ev.damage_of(r.instance, key) for r in table.rows for key in metrics)
+                    return _from_counter_log(ev, total, damaged)
+                return Measured(total, origin)
+    return Measured(None, "", "no achieved IOPS and no complete transactional table")
+
+
+def _page_fault_stalls(ev: RunEvidence, _instance: str | None) -> Measured:
+    counter = ev.run.host_counter("Database Page Fault Stalls/sec")
+    if counter is not None and counter.average is not None:
+        return Measured(counter.average, "report")
+    for host in ev.counter_host:
+        if host.name.casefold() == "database page fault stalls/sec" and host.average is not None:
+            return _from_counter_log(ev, host.average, ev.counter_host_damaged.get(host.name, 0))
+    return Measured(None, "", "no Database Page Fault Stalls/sec figure")
+
+
+def _checksum_bad_pages(ev: RunEvidence, _instance: str | None) -> Measured:
+    rows = [r for r in ev.run.checksum if not r.is_sum]
+    if not rows:
+        rows = [r for r in ev.run.checksum if r.is_sum]
+    if not rows or any(r.bad_pages is None for r in rows):
+        return Measured(None, "", "no checksum statistics")
+    return Measured(sum(r.bad_pages or 0.0 for r in rows), "report")
+
+
+def _event_log_errors(ev: RunEvidence, _instance: str | None) -> Measured:
+    if ev.run.event_log_errors is None:
+        return Measured(None, "", "no event logs in the evidence")
+    return Measured(float(ev.run.event_log_errors), "event logs")
+
+
+def _reported_result(ev: RunEvidence, _instance: str | None) -> Measured:
+    result = (ev.run.overall_result or "").strip().casefold()
+    if result == "pass":
+        return Measured(0.0, "report", "Jetstress reported Pass")
+    if result == "fail":
+        return Measured(1.0, "report", "Jetstress reported Fail")
+    return Measured(None, "", "no overall test result in the evidence")
+
+
+MEASURES: dict[str, Measure] = {
+    "db_read_latency_avg": Measure("instance", _instance_average(m.DB_READ_LATENCY)),
+    "db_write_latency_avg": Measure("instance", _instance_average(m.DB_WRITE_LATENCY)),
+    "log_write_latency_avg": Measure("instance", _instance_average(m.LOG_WRITE_LATENCY)),
+    "db_read_latency_max": Measure("instance", _instance_maximum(m.DB_READ_LATENCY)),
+    "db_write_latency_max": Measure("instance", _instance_maximum(m.DB_WRITE_LATENCY)),
+    "log_write_latency_max": Measure("instance", _instance_maximum(m.LOG_WRITE_LATENCY)),
+    "transactional_iops": Measure("run", _transactional_iops),
+    "page_fault_stalls_avg": Measure("run", _page_fault_stalls),
+    "checksum_bad_pages": Measure("run", _checksum_bad_pages),
+    "event_log_errors": Measure("run", _event_log_errors),
+    "reported_result": Measure("run", _reported_result),
+}
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
+    """Judge every rule that applies to the run's test type and generation, per instance or once for the run
+    (a rule that applies only with evidence is skipped without it). A missing value or target is
+    NOT_EVALUATED; a pass on damaged evidence is INCOMPLETE."""
+    run = ev.run
+    results: list[RuleResult] = []
+    source = run.sources[0] if run.sources else ""
+    counter_table = ev.counter_tables.get(TableKind.TRANSACTIONAL)
+    instances = run.instance_names() or (counter_table.instances() if counter_table else [])
+    for rule in rules:
+        threshold = rule.threshold_for(run.kind, run.generation)
+        if threshold is None:
+            continue
+        measure = MEASURES[rule.measure]
+        subjects: list[str | None] = list(instances) if rule.scope == "instance" else [None]
+        for instance in subjects:
+            measured = measure.take(ev, instance)
+            if measured.value is None and rule.applies_only_with_evidence:
+                continue
+            limit: float | None
+            reason = measured.reason
+            if threshold == "target":
+                limit = ev.target_iops
+                if limit is None:
+                    reason = "no target IOPS (report, config XML or --target-iops)"
+                elif ev.target_source:
+                    reason = f"target from {ev.target_source}"
+            else:
+                limit = float(threshold)
+            if measured.value is None or limit is None:
+                status = Status.NOT_EVALUATED
+            elif not OPERATORS[rule.operator](measured.value, limit):
+                status = Status.FAIL
+            elif measured.caveat:
+                status = Status.INCOMPLETE  # passes on what could be read; the damage could hide a failure
+            else:
+                status = Status.PASS
+            results.append(
+                RuleResult(
+                    rule_id=rule.id,
+                    description=rule.description,
+                    server=ev.server,
+                    run_kind=run.kind.value,
+                    run_source=source,
+                    instance=instance,
+                    status=status,
+                    value=measured.value,
+                    threshold=limit,
+                    operator=rule.operator,
+                    unit=rule.unit,
+                    evidence=measured.evidence,
+                    reason=reason,
+                    damaged=measured.damaged,
+                    caveat=measured.caveat,
+                )
+            )
+    return results
+
+
+def roll_up(results: Iterable[RuleResult]) -> Status:
+    """FAIL if anything failed; NOT_EVALUATED if nothing was evaluated at all; INCOMPLETE if
+    some rule was not evaluated or passed only on damaged evidence; PASS only when every rule
+    was evaluated on sound data and passed."""
+    statuses = {r.status for r in results}
+    if Status.FAIL in statuses:
+        return Status.FAIL
+    if not statuses & {Status.PASS, Status.INCOMPLETE}:
+        return Status.NOT_EVALUATED
+    if statuses & {Status.NOT_EVALUATED, Status.INCOMPLETE}:
+        return Status.INCOMPLETE
+    return Status.PASS
+
+
+def verdict_reason(results: list[RuleResult]) -> str:
+    """Why a roll-up is not PASS, in one line: what failed, what was not evaluated, what saw
+    damage. Empty for PASS."""
+    failed = sorted({r.rule_id for r in results if r.status is Status.FAIL})
+    unevaluated = sorted({r.rule_id for r in results if r.status is Status.NOT_EVALUATED})
+    damaged = [r for r in results if r.status is Status.INCOMPLETE]
+    parts = []
+    if failed:
+        parts.append(f"failed: {', '.join(failed)}")
+    if damaged:
+        parts.append(f"{len(damaged)} result(s) passed only on damaged evidence ({damaged[0].caveat})")
+    if unevaluated:
+        parts.append(f"not evaluated: {', '.join(unevaluated)}")
+    if failed or not parts:
+        return "; ".join(parts)
+    return "nothing failed, but " + "; ".join(parts)

@@ -1,0 +1,244 @@
+"""Assemble what was read into runs and servers.
+
+A run is one Jetstress test on one server: its HTML report, its result XML and its counter
+log belong together (same file-name stem, or the counter log the report names). Where a report
+and its result XML give the same figure, the XML is used and every disagreement is stated; this
+comparison is why assembling is analysis, not reading (:mod:`esrp_report.ingest.evidence`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from esrp_report.analysis.compare import compare_tables
+from esrp_report.ingest import event_log
+from esrp_report.ingest.evidence import Evidence, read_evidence
+from esrp_report.ingest.jetstress.names import kind_from_name, normalized_stem
+from esrp_report.model import Problem, Run, Solution, TestKind
+from esrp_report.model.errors import InputError
+
+
+def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
+    """The result XML is machine-written at full precision: prefer it, and say where it disagrees."""
+    problems: list[Problem] = []
+    xml_source = xml_run.sources[0] if xml_run.sources else "result XML"
+    html_source = run.sources[0] if run.sources else "report"
+    # The HTML prints three decimals, so anything beyond half a unit of the third decimal differs.
+    for d in compare_tables(
+        xml_run.tables,
+        xml_source,
+        run.tables,
+        html_source,
+        tolerance=0.0,
+        absolute_tolerance=0.0005 * (1 + 1e-9),
+    ):
+        problems.append(
+            Problem(
+                html_source,
+                f"report and result XML disagree on {d.table} {d.instance} {d.metric}: "
+                f"HTML {d.second_value!r}, XML {d.first_value!r} (XML used)",
+                severity="warning",
+            )
+        )
+    for kind, table in xml_run.tables.items():
+        run.tables[kind] = table
+    for attr in (
+        "achieved_iops",
+        "target_iops",
+        "initial_database_bytes",
+        "final_database_bytes",
+        "database_files",
+    ):
+        xml_value = getattr(xml_run.sizing, attr)
+        html_value = getattr(run.sizing, attr)
+        if xml_value is None:
+            continue
+        if html_value is not None and abs(float(xml_value) - float(html_value)) > 0.0005 * (1 + 1e-9):
+            problems.append(
+                Problem(
+                    html_source,
+                    f"report and result XML disagree on {attr}: "
+                    f"HTML {html_value!r}, XML {xml_value!r} (XML used)",
+                    severity="warning",
+                )
+            )
+        setattr(run.sizing, attr, xml_value)
+    if (
+        xml_run.overall_result
+        and run.overall_result
+        and xml_run.overall_result.casefold() != run.overall_result.casefold()
+    ):
+        problems.append(
+            Problem(
+                html_source,
+                f"report says {run.overall_result!r} but result XML says {xml_run.overall_result!r}",
+                severity="error",
+            )
+        )
+    run.issues.extend(xml_run.issues)
+    run.sources.extend(xml_run.sources)
+    return problems
+
+
+def assemble(evidence: Evidence, name: str = "solution") -> Solution:
+    """Group what was read into runs and servers."""
+    solution = Solution(name, problems=list(evidence.problems))
+    runs = list(evidence.runs)
+    by_stem: dict[tuple[str, str], Run] = {}
+    for run in runs:
+        for key in _run_keys(run):
+            by_stem.setdefault(key, run)
+
+    for xml_run in evidence.result_xmls:
+        key = _key(xml_run.sources[0]) if xml_run.sources else ("", "")
+        target = by_stem.get(key)
+        if target is None:
+            runs.append(xml_run)
+            for k in _run_keys(xml_run):
+                by_stem.setdefault(k, xml_run)
+        else:
+            solution.problems.extend(_merge_result_xml(target, xml_run))
+
+    for log in evidence.counter_logs:
+        target = by_stem.get(_key(log.source))
+        if target is None:
+            kind = kind_from_name(log.source)
+            machines = log.counters["machine"].drop_nulls().unique().to_list()
+            if kind is None:
+                solution.problems.append(
+                    Problem(
+                        log.source,
+                        "counter log matches no report and its name does "
+                        "not say which Jetstress test it is (e.g. Performance_...); "
+                        "treated as a Performance run",
+                        severity="warning",
+                    )
+                )
+                kind = TestKind.PERFORMANCE
+            target = Run(
+                kind=kind,
+                machine=machines[0] if machines else Path(log.source).parent.name,
+                sources=[log.source],
+            )
+            runs.append(target)
+            by_stem.setdefault(_key(log.source), target)
+        elif target.counter_log is not None:
+            solution.problems.append(
+                Problem(
+                    log.source, f"a second counter log for {target.sources[0]}; ignored", severity="warning"
+                )
+            )
+            continue
+        else:
+            target.sources.append(log.source)
+        target.counter_log = log
+
+    for tlog in evidence.test_logs:
+        target = by_stem.get(_key(tlog.source))
+        if target is None and tlog.entries:
+            first = tlog.entries[0].timestamp
+            folder = Path(tlog.source).parent
+            target = next(
+                (
+                    r
+                    for r in runs
+                    if r.test_start
+                    and r.test_end
+                    and r.test_start <= first <= r.test_end
+                    and any(Path(s).parent == folder for s in r.sources)
+                ),
+                None,
+            )
+        if target is None:
+            solution.problems.append(
+                Problem(tlog.source, "test log matches no run; not used", severity="warning")
+            )
+        elif target.test_log is None:
+            target.test_log = tlog
+            target.sources.append(tlog.source)
+
+    for config_path, profile in evidence.configs:
+        folder = config_path.parent
+        for run in runs:
+            if run.config is None and any(Path(s).parent == folder for s in run.sources):
+                run.config = profile
+
+    _count_event_errors(runs, evidence.event_logs, solution.problems)
+
+    for run in runs:
+        machine = run.machine or (Path(run.sources[0]).parent.name if run.sources else "unknown")
+        solution.server(machine).runs.append(run)
+    return solution
+
+
+def _count_event_errors(runs: list[Run], logs: list[event_log.EventLog], problems: list[Problem]) -> None:
+    """Error events inside each run's test window, from the event logs in the run's folder."""
+    for run in runs:
+        if run.test_start is None or run.test_end is None or not run.sources:
+            continue
+        folder = Path(run.sources[0]).parent
+        here = [log for log in logs if Path(log.source).parent == folder]
+        if not here:
+            continue
+        offsets = {
+            r.counter_log.utc_offset_minutes
+            for r in runs
+            if r.counter_log is not None
+            and r.counter_log.utc_offset_minutes is not None
+            and Path(r.counter_log.source).parent == folder
+        }
+        offset = offsets.pop() if len(offsets) == 1 else None
+        start, end, exact = event_log.window_utc(run.test_start, run.test_end, offset)
+        errors = [e for log in here for e in log.errors_between(start, end)]
+        run.event_log_errors = len(errors)
+        run.sources.extend(log.source for log in here)
+        if not exact:
+            problems.append(
+                Problem(
+                    run.sources[0],
+                    "time zone of the test unknown (no counter log with a bias in its folder): "
+                    "event-log errors counted over the window widened by the whole UTC-12..+14 range",
+                    severity="note",
+                )
+            )
+        for e in errors:
+            problems.append(
+                Problem(
+                    run.sources[0],
+                    f"error event {e.event_id} from {e.source or 'unknown source'} at "
+                    f"{e.time_utc:%Y-%m-%d %H:%M:%S} UTC during the {run.kind.value} test",
+                    severity="error",
+                )
+            )
+
+
+def _key(source: str, folder: str | None = None) -> tuple[str, str]:
+    """Files of one run share a folder and a file-name stem; the same names recur in every
+    server's folder, so the folder is part of the key."""
+    return (str(Path(source).parent) if folder is None else folder, normalized_stem(source))
+
+
+def _run_keys(run: Run) -> list[tuple[str, str]]:
+    keys = [_key(s) for s in run.sources]
+    if run.performance_log and run.sources:
+        # The report names its counter log by a path on the tested machine; it sits beside the report.
+        keys.append(_key(run.performance_log, str(Path(run.sources[0]).parent)))
+    return keys
+
+
+def load_solution(paths: Iterable[Path], name: str = "solution") -> Solution:
+    """Read the evidence in these files and folders and assemble it into a solution. Raises the reader's error
+    when no file could be read, and InputError when no Jetstress evidence was found."""
+    paths = list(paths)
+    evidence = read_evidence(paths)
+    if evidence.files_read == 0 and evidence.unreadable:
+        raise evidence.unreadable[0]  # nothing else to judge: the reader's own error, exit 2
+    if evidence.files_read == 0:
+        shown = ", ".join(str(p) for p in paths)
+        raise InputError(
+            shown,
+            "no Jetstress evidence found",
+            expected="HTML reports, result/config XML, test logs or perfmon CSV/TSV files",
+        )
+    return assemble(evidence, name)

@@ -1,0 +1,1 @@
+"""The library API (``api``) and the pipelines around it: build, convert, doctor, init."""

@@ -1,0 +1,626 @@
+"""The library entry points the CLI (and anyone else) calls.
+
+What only some entry points need (the document renderer and PDF engine, the catalog's DuckDB,
+the Parquet converter, the audit, the sizing) is imported inside them: `esrp-report inspect` and
+`check` then pay only for reading the evidence, not for every library a build uses.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from esrp_report.analysis.rules import Rule, load_rules
+from esrp_report.analysis.sizing import sized_manifest
+from esrp_report.analysis.solution import load_solution
+from esrp_report.app.manifest_init import init_manifest
+from esrp_report.ingest import evidence as ev
+from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.guards import ascii_int
+from esrp_report.ingest.jetstress import config_xml, report_html, result_xml, test_log
+from esrp_report.ingest.perfmon import blg, counter_csv
+from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
+from esrp_report.model.errors import EsrpError, InputError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment
+    from esrp_report.analysis.trends import Comparison
+    from esrp_report.app.convert import ConvertResult
+    from esrp_report.audit import AuditResult
+    from esrp_report.model.sizing import SizingResult
+    from esrp_report.model.trends import PublishedTable
+    from esrp_report.render.document import Document
+    from esrp_report.render.html import PrintPart
+    from esrp_report.render.pdf import PartJob, PartResult
+
+
+def check(
+    paths: list[Path],
+    *,
+    rules_file: Path | None = None,
+    target_iops: float | None = None,
+    name: str | None = None,
+) -> SolutionAssessment:
+    """Read the evidence under ``paths`` and judge it."""
+    from esrp_report.analysis.assess import assess  # noqa: PLC0415 - see the docstring
+
+    rules = load_rules(rules_file)
+    solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
+    return assess(solution, rules, target_iops)
+
+
+def inspect(path: Path) -> dict[str, Any]:
+    """Describe any supported file: its format and what it holds."""
+    from esrp_report.render import payload  # noqa: PLC0415 - see the docstring
+
+    fmt = ev.detect_format(path)
+    out: dict[str, Any] = {"file": str(path), "format": fmt}
+    if fmt == ev.REPORT_HTML:
+        out.update(payload.describe_run(report_html.read_report(path)))
+    elif fmt == ev.RESULT_XML:
+        out.update(payload.describe_run(result_xml.read_result_xml(path)))
+    elif fmt == ev.CONFIG_XML:
+        profile, problems = config_xml.read_config_xml_with_problems(path)
+        out.update(
+            {
+                "test_type": profile.test_type,
+                "duration": profile.duration,
+                "mailbox_count": profile.mailbox_count,
+                "mailbox_iops": profile.mailbox_iops,
+                "target_iops": profile.target_iops,
+                "mailbox_quota_mb": profile.mailbox_quota_mb,
+                "thread_count": profile.thread_count,
+                "log_interval_ms": profile.log_interval_ms,
+                "threshold_sets": {
+                    name: {"thresholds_ms": vars(t), "test_run_types": kinds}
+                    for name, (t, kinds) in profile.threshold_sets.items()
+                },
+                "instances": len(profile.instances),
+                "problems": [payload.problem_dict(p) for p in problems],
+            }
+        )
+    elif fmt == ev.COUNTER_CSV:
+        out.update(counter_csv.describe_counter_log(counter_csv.read_counter_csv(path)))
+    elif fmt == ev.BLG:
+        out.update(blg.describe_blg(path))
+    elif fmt == ev.TEST_LOG:
+        out.update(payload.describe_test_log(test_log.read_test_log(path)))
+    else:
+        out["problems"] = [{"message": f"{fmt} files are recognised but not read yet"}]
+    return out
+
+
+def convert_counter_log(
+    source: Path,
+    output: Path,
+    *,
+    counters: list[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> ConvertResult:
+    """A .blg (or perfmon CSV/TSV) as relog-style CSV/TSV or Parquet, streaming."""
+    from esrp_report.app import convert as counter_convert  # noqa: PLC0415 - see the docstring
+
+    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end)
+
+
+@dataclass
+class BuildResult:
+    """What `build` made: the document, the files written, the PDF's page count (None without a PDF), the URLs
+    refused while laying it out, and WeasyPrint's warnings."""
+
+    document: Document
+    files: list[Path] = field(default_factory=list)
+    pages: int | None = None
+    refused: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+FORMATS = ("html", "pdf")
+__all__ = [
+    "FORMATS",
+    "BuildResult",
+    "audit_document",
+    "build",
+    "check",
+    "compare_catalog",
+    "compare_paths",
+    "compare_runs",
+    "convert_counter_log",
+    "init_manifest",
+    "inspect",
+    "load_compared_run",
+    "size_design",
+    "solution_from_manifest",
+    "write_audit_report",
+    "write_compare_report",
+]
+
+
+def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]]:
+    """Read each server's results folders, in manifest order; label each machine as the manifest does."""
+    solution = Solution(Path(manifest.path).stem)
+    labels = {server.name: label for server, label in _read_servers(manifest, solution)}
+    return solution, labels
+
+
+def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Server, str]]:
+    """Each server's evidence, in manifest order, added to ``solution`` (with the problems met)
+    and yielded with its label as soon as it is read."""
+    base = Path(manifest.path).resolve().parent
+    for entry in manifest.servers:
+        paths = [base / p for p in entry.results]
+        part = load_solution(paths, entry.label)
+        solution.problems.extend(part.problems)
+        if len(part.servers) != 1:
+            names = ", ".join(s.name for s in part.servers)
+            solution.problems.append(
+                Problem(
+                    manifest.path,
+                    f"{entry.label}: the results hold {len(part.servers)} machines ({names}); expected one",
+                    severity="warning",
+                )
+            )
+        for server in part.servers:
+            if any(s.name.casefold() == server.name.casefold() for s in solution.servers):
+                raise InputError(
+                    manifest.path,
+                    f"{entry.label}: machine {server.name} is already another server's",
+                    location="[[servers]]",
+                    expected="each machine's results under one server",
+                )
+            solution.servers.append(server)
+            yield server, entry.label
+
+
+def build(
+    manifest_path: Path,
+    out_dir: Path,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    generated: datetime | None = None,
+    progress: Callable[[str], None] = lambda _message: None,
+    jobs: int | None = None,
+) -> BuildResult:
+    """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
+
+    ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores)."""
+    _check_formats(formats)
+    manifest = sized_manifest(read_manifest(manifest_path))
+    progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
+    jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
+    with _workers(jobs) as pool:
+        return _build(
+            manifest,
+            manifest_path=manifest_path,
+            out_dir=out_dir,
+            formats=formats,
+            generated=generated,
+            progress=progress,
+            jobs=jobs,
+            pool=pool,
+        )
+
+
+def _build(
+    manifest: Manifest,
+    *,
+    manifest_path: Path,
+    out_dir: Path,
+    formats: tuple[str, ...],
+    generated: datetime | None,
+    progress: Callable[[str], None],
+    jobs: int,
+    pool: ProcessPoolExecutor | None,
+) -> BuildResult:
+    from esrp_report.analysis.assess import assess_server, combine  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.charts import draw  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.document import build_document  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import (  # noqa: PLC0415 - see the docstring
+        APPENDIX_TITLE,
+        chart_plan,
+        fill_charts,
+        iter_print,
+        render_html,
+    )
+    from esrp_report.render.pdf import PdfJoiner, render_part  # noqa: PLC0415 - see the docstring
+
+    base = Path(manifest.path).resolve().parent
+    rules = load_rules(base / manifest.rules_file if manifest.rules_file else None)
+    when = generated or datetime.now(UTC)
+    solution = Solution(Path(manifest.path).stem)
+    labels: dict[str, str] = {}
+    servers: list[ServerAssessment] = []
+    early: dict[str | None, tuple[PrintPart, Future[PartResult]]] = {}
+    for server, label in _read_servers(manifest, solution):
+        labels[server.name] = label
+        servers.append(_keep_chart_series_only(assess_server(server, rules)))
+        if pool is not None and "pdf" in formats:
+            # Laid out while the next servers are read: a server's appendix depends on nothing
+            # the others change. A guess all the same, checked against the final piece below.
+            part = _early_appendix(manifest, servers, rules, labels, when)
+            early[part.anchor] = (part, pool.submit(render_part, _part_job(part, base)))
+    progress(f"read the evidence of {len(solution.servers)} machines")
+    assessment = combine(solution.name, servers, list(solution.problems))
+    doc = build_document(manifest, assessment, rules, labels)
+    result = BuildResult(doc)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = manifest_path.stem
+    plan = chart_plan(doc)
+    drawn: dict[str, str] = {}
+    parts: list[PrintPart] = []
+    pending: list[Future[PartResult]] = []
+    if "pdf" in formats:
+        progress(f"laying out the PDF in pieces on {jobs} core{'s' if jobs > 1 else ''}")
+        # The body, the longest piece, goes before any early appendix that has not started yet.
+        waiting = [anchor for anchor, (_, future) in early.items() if future.cancel()]
+        for part in iter_print(doc, generated=when, plan=plan):
+            parts.append(part)
+            guess = early.get(part.anchor)
+            if guess is not None and part.anchor not in waiting and _same_part(guess[0], part):
+                pending.append(guess[1])
+            elif pool is not None:
+                pending.append(pool.submit(render_part, _part_job(part, base)))
+    # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
+    screen = render_html(doc, generated=when, plan=plan, drawn=None) if "html" in formats else None
+    if "pdf" in formats:
+        joiner = PdfJoiner()
+        for i, part in enumerate(parts):
+            # Joined in order as they come, while the later pieces are still being laid out.
+            piece = pending[i].result() if pool is not None else render_part(_part_job(part, base))
+            joiner.add(piece)
+            drawn.update(piece.drawn)
+            result.refused += piece.refused
+            result.warnings += [w for w in piece.warnings if w not in result.warnings]
+        joined = joiner.finish(
+            appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+        )
+        target = out_dir / f"{stem}.pdf"
+        target.write_bytes(joined.pdf)
+        result.files.append(target)
+        result.pages = joined.pages
+        progress(f"wrote {target} ({joined.pages} pages)")
+    if screen is not None:
+        missing = [spec for spec in plan.all() if spec.key not in drawn]
+        keys = [spec.key for spec in missing]
+        drawn.update(zip(keys, pool.map(draw, missing) if pool else map(draw, missing), strict=True))
+        target = out_dir / f"{stem}.html"
+        target.write_text(fill_charts(screen, drawn, for_pdf=False), encoding="utf-8")
+        result.files.insert(0, target)
+        progress(f"wrote {target}")
+    return result
+
+
+def _keep_chart_series_only(server: ServerAssessment) -> ServerAssessment:
+    """Work out the latency chart series of the server's runs now and release their counter
+    samples: a build then holds one server's samples at a time, not the whole solution's (about
+    33 MB a server with 24-hour stress logs). Logs streamed from their file hold none anyway."""
+    from esrp_report.analysis import metrics  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import CHART_POINTS, LATENCY_CHARTS  # noqa: PLC0415 - see the docstring
+
+    for assessed in server.runs:
+        log = assessed.run.counter_log
+        if log is None or log.streamed:
+            continue
+        for metric, _title, _rule in LATENCY_CHARTS:
+            metrics.instance_series(assessed.run, log, metric, max_points=CHART_POINTS)
+        log.release_samples()
+    return server
+
+
+def _check_formats(formats: tuple[str, ...]) -> None:
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+
+
+def _part_job(part: PrintPart, base: Path) -> PartJob:
+    from esrp_report.render.html import TEMPLATES  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.pdf import PartJob  # noqa: PLC0415 - see the docstring
+
+    return PartJob(part.html, part.charts, [base, TEMPLATES], base)
+
+
+def _early_appendix(
+    manifest: Manifest,
+    servers: list[ServerAssessment],
+    rules: list[Rule],
+    labels: dict[str, str],
+    when: datetime,
+) -> PrintPart:
+    """The appendix of the last server read, from a document of the servers read so far."""
+    from esrp_report.analysis.assess import combine  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.document import build_document  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import ChartPlan, appendix_part, view_charts  # noqa: PLC0415 - see the docstring
+
+    doc = build_document(manifest, combine("", servers, []), rules, labels)
+    view = doc.servers[-1]
+    return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)))
+
+
+def _same_part(guess: PrintPart, final: PrintPart) -> bool:
+    """Whether an early piece is the final one: the same page, the same charts of the same data."""
+    return (
+        guess.html == final.html
+        and [(s.key, s.kind) for s in guess.charts] == [(s.key, s.kind) for s in final.charts]
+        and all(_same_args(a.args, b.args) for a, b in zip(guess.charts, final.charts, strict=True))
+    )
+
+
+def _same_args(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, pl.DataFrame) or isinstance(y, pl.DataFrame):
+            if not (isinstance(x, pl.DataFrame) and isinstance(y, pl.DataFrame) and x.equals(y)):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@contextmanager
+def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes for the PDF's pieces and the charts; none when one core is asked for.
+
+    Forked from a forkserver, never from this process (it has Polars' threads running). The
+    server loads and warms WeasyPrint and matplotlib once (render/print_worker.py; its only other
+    thread is OpenBLAS's, which handles fork), so the workers start with them ready: spawned, each
+    paid about 2 s of CPU for that. The server and the workers start now, while this process reads
+    the evidence."""
+    import multiprocessing  # noqa: PLC0415 - see the docstring
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - see the docstring
+    from multiprocessing import forkserver  # noqa: PLC0415 - see the docstring
+    from multiprocessing.context import BaseContext  # noqa: PLC0415 - see the docstring
+
+    if jobs == 1:
+        yield None
+        return
+    context: BaseContext
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["esrp_report.render.print_worker"])
+        forkserver.ensure_running()
+    else:  # Windows: spawned workers, each loading the libraries itself
+        context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        # A worker is created on a submit, which waits for the server's warm-up: not here.
+        threading.Thread(target=_start_workers, args=(pool, jobs), daemon=True).start()
+        try:
+            yield pool
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)  # a failed build lays out nothing more
+            raise
+
+
+def _start_workers(pool: ProcessPoolExecutor, jobs: int) -> None:
+    try:
+        for _ in range(jobs):
+            pool.submit(os.getpid)
+    except RuntimeError:
+        pass  # the build ended (failed) before its workers were needed
+
+
+def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> SizingResult:
+    """Capacity and IOPS sizing (docs/sizing.md): the spec file's inputs (default: the 004 paper's
+    §6.3 example) with ``overrides`` (spec keys, e.g. ``{"users": 5000}``) applied on top."""
+    from esrp_report.analysis.sizing import size  # noqa: PLC0415 - see the module docstring
+    from esrp_report.ingest.config.sizing_spec import (  # noqa: PLC0415 - see the module docstring
+        load_sizing_spec,
+        spec_from_table,
+    )
+    from esrp_report.model.sizing import SizingSpec  # noqa: PLC0415 - see the module docstring
+
+    base = load_sizing_spec(spec) if spec is not None else SizingSpec()
+    return size(spec_from_table(overrides or {}, source="overrides", base=base))
+
+
+def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult:
+    """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
+    from esrp_report.audit import audit  # noqa: PLC0415 - see the docstring
+    from esrp_report.ingest.documents.published import read_document  # noqa: PLC0415 - see the docstring
+
+    return audit(read_document(path), load_rules(rules_file))
+
+
+def write_audit_report(
+    result: AuditResult,
+    out_dir: Path,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    generated: datetime | None = None,
+) -> list[Path]:
+    """The audit as an HTML and/or PDF report through the document templates."""
+    from esrp_report.render.audit_report import render_audit_html  # noqa: PLC0415 - see the docstring
+
+    _check_formats(formats)
+    html = render_audit_html(result, generated=generated or datetime.now(UTC))
+    return _write_report(out_dir, Path(result.source).stem + "-audit", formats, lambda _for_pdf: html)
+
+
+def _write_report(
+    out_dir: Path, stem: str, formats: tuple[str, ...], page: Callable[[bool], str]
+) -> list[Path]:
+    """``stem``.html and/or ``stem``.pdf; ``page(for_pdf)`` renders the page for screen or print."""
+    from esrp_report.render.html import TEMPLATES  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.pdf import render_pdf  # noqa: PLC0415 - see the docstring
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "html" in formats:
+        target = out_dir / f"{stem}.html"
+        target.write_text(page(False), encoding="utf-8")
+        written.append(target)
+    if "pdf" in formats:
+        target = out_dir / f"{stem}.pdf"
+        target.write_bytes(render_pdf(page(True), allowed_roots=[TEMPLATES]).pdf)
+        written.append(target)
+    return written
+
+
+# --- comparisons across runs (esrp-report compare; docs/compare.md) ---------------------------------
+
+
+def load_compared_run(path: Path) -> list[Run]:
+    """The Performance runs a RUN argument names: every server's under a results folder, or one
+    report file (with the Jetstress configuration XML beside it, for the planned IOPS)."""
+    if not path.exists():
+        raise InputError(path, "no such file or folder")
+    paths = [path]
+    if path.is_file():
+        paths += [
+            p
+            for p in sorted(path.parent.glob("*.xml"))
+            if p.resolve() != path.resolve() and ev.detect_format(p) == ev.CONFIG_XML
+        ]
+    solution = load_solution(paths, path.name)
+    return [run for server in solution.servers for run in server.runs if run.kind is TestKind.PERFORMANCE]
+
+
+def _labels(paths: Sequence[Path]) -> list[str]:
+    """Each path's name, with as many parent folders as it takes to tell them apart."""
+    parts = [p.resolve().parts for p in paths]
+    depth = 1
+    while True:
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels) or depth >= max(len(p) for p in parts):
+            return labels
+        depth += 1
+
+
+def compare_runs(
+    runs: Sequence[tuple[str, Run | Sequence[Run]]],
+    *,
+    baseline: str | int | None = None,
+    published: PublishedTable | None = None,
+) -> Comparison:
+    """Compare labelled runs (a Run, or the Runs of one test on several servers).
+
+    ``baseline``: a label, or a 0-based position; default the published table's 100 % column,
+    else the first run. ``published``: a printed table to check (one column per run)."""
+    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
+
+    figures = [trends.run_figures(label, chosen) for label, chosen in runs]
+    if published is not None:
+        trends.fits(published, len(figures))
+    if isinstance(baseline, int):
+        index = baseline
+    elif baseline is not None:
+        matches = [i for i, (label, _) in enumerate(runs) if label == baseline]
+        if not matches:
+            raise trends.TrendError(
+                f"baseline {baseline!r} is none of the runs ({', '.join(label for label, _ in runs)})"
+            )
+        index = matches[0]
+    else:
+        index = (published.baseline() if published is not None else None) or 0
+    comparison = trends.compare(figures, index)
+    if published is not None:
+        comparison.check = trends.check_published(comparison, published)
+    return comparison
+
+
+def compare_paths(
+    paths: Sequence[Path],
+    *,
+    baseline: str | None = None,
+    published: Path | None = None,
+    table: str | None = None,
+) -> Comparison:
+    """``esrp-report compare``: each path a results folder (one or more servers) or a report file.
+    ``baseline`` names one of them: as given, by its label, or by its 1-based position."""
+    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
+    from esrp_report.ingest.config.trend_spec import load_trend_table  # noqa: PLC0415 - see the docstring
+
+    if not paths:
+        raise trends.TrendError("nothing to compare: give two or more results folders or reports")
+    labels = _labels(paths)
+    runs: list[tuple[str, Run | Sequence[Run]]] = []
+    for label, path in zip(labels, paths, strict=True):
+        found = load_compared_run(path)
+        if not found:
+            raise trends.TrendError(f"run {label!r} ({path}): no Performance test report found")
+        runs.append((label, found))
+    given = [str(p) for p in paths]
+
+    def names(i: int, wanted: str) -> bool:
+        return wanted in (given[i], labels[i], paths[i].name) or Path(wanted).resolve() == paths[i].resolve()
+
+    index = _baseline_index(baseline, given, names, "as given, by its folder name")
+    table_spec = load_trend_table(published, table) if published is not None else None
+    return compare_runs(runs, baseline=index, published=table_spec)
+
+
+def _baseline_index(
+    baseline: str | None, given: Sequence[str], names: Callable[[int, str], bool], how: str
+) -> int | None:
+    """The run ``--baseline`` names: the first run whose ``names(i, baseline)`` is true, else a
+    1-based position; None without a baseline."""
+    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
+
+    if baseline is None:
+        return None
+    for i in range(len(given)):
+        if names(i, baseline):
+            return i
+    position = ascii_int(baseline, max_digits=9)  # '²'.isdigit() is true but int('²') raises
+    if position is not None and 1 <= position <= len(given):
+        return position - 1
+    raise trends.TrendError(
+        f"--baseline {baseline!r} is none of the runs given ({', '.join(given)}); "
+        f"name one {how} or by its position (1, 2, ...)"
+    )
+
+
+def compare_catalog(
+    refs: Sequence[str],
+    catalog_dir: Path,
+    *,
+    baseline: str | None = None,
+    published: Path | None = None,
+    table: str | None = None,
+) -> Comparison:
+    """``esrp-report compare --catalog DIR``: each ref a design (its Performance runs, one per
+    server) or a run id (or unique prefix) from ``catalog list``."""
+    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
+    from esrp_report.catalog.query import load_runs  # noqa: PLC0415 - see the docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - see the docstring
+    from esrp_report.ingest.config.trend_spec import load_trend_table  # noqa: PLC0415 - see the docstring
+
+    if not refs:
+        raise trends.TrendError("nothing to compare: give two or more run ids or designs")
+    with Catalog.open(catalog_dir, read_only=True) as catalog:
+        runs: list[tuple[str, Run | Sequence[Run]]] = [(ref, load_runs(catalog, ref)) for ref in refs]
+    index = _baseline_index(baseline, list(refs), lambda i, wanted: refs[i] == wanted, "as given")
+    table_spec = load_trend_table(published, table) if published is not None else None
+    return compare_runs(runs, baseline=index, published=table_spec)
+
+
+def write_compare_report(
+    comparison: Comparison,
+    out_dir: Path,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    generated: datetime | None = None,
+    stem: str = "compare",
+) -> list[Path]:
+    """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
+    from esrp_report.render.trends_report import render_compare_html  # noqa: PLC0415 - see the docstring
+
+    _check_formats(formats)
+    when = generated or datetime.now(UTC)
+
+    def page(for_pdf: bool) -> str:
+        return render_compare_html(comparison, generated=when, for_pdf=for_pdf)
+
+    return _write_report(out_dir, stem, formats, page)

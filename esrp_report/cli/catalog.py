@@ -1,0 +1,232 @@
+"""``esrp-report catalog ...``: archives of past runs. Thin: parse options, call the library, print.
+
+The whole CLI imports this module to build its help, so DuckDB, Polars and the catalog are
+imported inside the commands that use them, never here (see esrp_report/cli.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from esrp_report.model.errors import EsrpError
+from esrp_report.model.numbers import fmt_number
+
+if TYPE_CHECKING:
+    import polars as pl
+
+catalog_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: the rich renderer costs ~80 ms of start-up (docs/benchmarks.md)
+    help="Archives of past runs: ingest, list, query, export.",
+)
+
+CatalogOption = Annotated[Path, typer.Option("--catalog", help="The catalog folder (created by ingest).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}", markup=True)
+    return typer.Exit(code)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float) or value is None:
+        return fmt_number(value, 3, thousands=True)  # the documents' rounding, half up
+    return str(value)
+
+
+def _print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(column, overflow="fold")
+    for row in frame.iter_rows():
+        table.add_row(*(_cell(v) for v in row))
+    _console().print(table)
+
+
+def _echo_json(value: Any) -> None:
+    typer.echo(json.dumps(value, indent=2, default=str))
+
+
+@catalog_app.command("ingest")
+def ingest_command(
+    archives: Annotated[list[Path], typer.Argument(help="Results folders, files or .zip archives.")],
+    catalog: CatalogOption,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Local parsing processes (default: cores).")
+    ] = None,
+    dask: Annotated[
+        str | None, typer.Option("--dask", help="Parse on this Dask scheduler (tcp://host:port) instead.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Bring Jetstress results into the catalog; unchanged files are skipped by their hash.
+
+    Exit 0 when everything found was ingested, 1 when something was refused or could not be
+    read (listed), 2 when the inputs or the catalog cannot be used at all."""
+    from esrp_report.catalog.ingest import ingest as run_ingest  # noqa: PLC0415 - imported on use: see the module docstring
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    show = sys.stderr.isatty() and not as_json
+    with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
+        task = bar.add_task("parsing results folders", total=None)
+
+        def progress(_what: str, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            report = run_ingest(archives, catalog, jobs=jobs, dask_address=dask, progress=progress)
+        except EsrpError as exc:
+            raise _fail(str(exc)) from None
+    if as_json:
+        _echo_json(report.as_dict())
+    else:
+        console = _console()
+        console.print(
+            f"{report.files:,} files ({report.bytes_hashed / 1e6:,.1f} MB hashed)"
+            f" in {report.folders:,} folders"
+            f" and {report.archives:,} archives; {report.folders_unchanged:,} folders and"
+            f" {report.archives_unchanged:,} archives unchanged"
+        )
+        console.print(
+            f"runs: [bold]{report.runs_added:,} added[/], {report.runs_replaced:,} replaced,"
+            f" {report.runs_unchanged:,} unchanged; {report.file_errors:,} unreadable files",
+            markup=True,
+        )
+        for refusal in report.refusals:
+            console.print(f"[bold red]refused[/] {refusal.source}: {refusal.reason}", markup=True)
+        for failure in report.failures:
+            console.print(f"[bold red]failed[/] {failure}", markup=True)
+        if report.file_errors:
+            console.print(f'see: esrp-report catalog sql --catalog {catalog} "SELECT * FROM problems"')
+    if report.refusals or report.failures or report.file_errors:
+        raise typer.Exit(1)
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise _fail(f"--since {value!r}: expected a date such as 2011-03-01") from None
+
+
+@catalog_app.command("list")
+def list_command(  # noqa: PLR0917 - Typer maps each parameter to an option
+    catalog: CatalogOption,
+    failed: Annotated[bool, typer.Option("--failed", help="Only runs this tool judges failed.")] = False,
+    server: Annotated[str | None, typer.Option("--server", help="Only this machine.")] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only runs started on or after this date.")
+    ] = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="Only this test (Performance, Stress, ...).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One entry per run (one Jetstress test on one server)."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        with Catalog.open(catalog, read_only=True) as opened:
+            frame = query.list_runs(opened, failed=failed, server=server, since=_since(since), kind=kind)
+    except EsrpError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        _echo_json(frame.to_dicts())
+        return
+    _print_frame(frame.drop("location"), title=f"{frame.height:,} runs")
+
+
+@catalog_app.command("sql")
+def sql_command(
+    statement: Annotated[
+        str, typer.Argument(help="A SELECT over runs, verdicts, instance_values, series ...")
+    ],
+    catalog: CatalogOption,
+    as_json: JsonOption = False,
+) -> None:
+    """Run read-only SQL against the catalog (DuckDB dialect)."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        frame = query.run_sql(catalog, statement)
+    except EsrpError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        _echo_json(frame.to_dicts())
+    else:
+        _print_frame(frame)
+
+
+@catalog_app.command("export")
+def export_command(
+    catalog: CatalogOption,
+    parquet: Annotated[Path, typer.Option("--parquet", help="Folder to write one Parquet file per table.")],
+) -> None:
+    """Export every table as Parquet, with the counter series."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        with Catalog.open(catalog, read_only=True) as opened:
+            written = query.export(opened, parquet)
+    except EsrpError as exc:
+        raise _fail(str(exc)) from None
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
+@catalog_app.command("show")
+def show_command(
+    run: Annotated[str, typer.Argument(help="A run id (or a unique prefix) from 'catalog list'.")],
+    catalog: CatalogOption,
+    as_json: JsonOption = False,
+) -> None:
+    """One run: its figures, verdicts, per-instance tables, sources and problems."""
+    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        with Catalog.open(catalog, read_only=True) as opened:
+            detail = query.show_run(opened, run)
+    except EsrpError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        _echo_json(
+            {
+                "run": detail.run,
+                "verdicts": detail.verdicts.to_dicts(),
+                "instances": detail.instances.to_dicts(),
+                "sources": detail.sources.to_dicts(),
+                "problems": detail.problems.to_dicts(),
+            }
+        )
+        return
+    facts = Table(title=f"run {detail.run['run_id']}", show_header=False)
+    facts.add_column("field", style="bold")
+    facts.add_column("value")
+    for key, value in detail.run.items():
+        facts.add_row(key, _cell(value))
+    _console().print(facts)
+    _print_frame(detail.verdicts, title="verdicts")
+    if detail.instances.height:
+        _print_frame(detail.instances, title="per-instance figures")
+    _print_frame(detail.sources.drop("sha256"), title="sources")
+    if detail.problems.height:
+        _print_frame(detail.problems, title="problems")

@@ -1,0 +1,843 @@
+"""Command line: parse options, call the library, print. Nothing else lives here.
+
+Start-up is kept short: `esrp-report --help` and `version` must answer at once, so this module
+imports no data library (Polars, DuckDB, PyArrow, NumPy, WeasyPrint) and none of the library's own
+modules that do. Each command imports what it needs when it runs; types used only in annotations
+are imported under TYPE_CHECKING. tests/test_startup.py holds this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from esrp_report import __version__
+from esrp_report.cli.catalog import catalog_app
+from esrp_report.model.errors import EsrpError
+from esrp_report.model.numbers import fmt_number
+
+if TYPE_CHECKING:
+    from esrp_report.analysis.assess import SolutionAssessment
+    from esrp_report.analysis.rules import RuleResult
+    from esrp_report.audit import AuditResult
+
+EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
+# Keyed by the values of esrp_report.analysis.rules.Status (a StrEnum, so a Status finds its entry):
+# naming the members here would import the rules, the model and Polars to print --help.
+VERDICT_EXIT = {
+    "pass": EXIT_PASS,
+    "fail": EXIT_FAIL,
+    "not evaluated": EXIT_UNUSABLE,
+    "incomplete": EXIT_INCOMPLETE,
+}
+
+app = typer.Typer(
+    add_completion=False,
+    # Plain help: the rich help renderer loads rich.markdown and markdown-it, ~80 ms of a 150 ms
+    # start-up budget (docs/benchmarks.md); errors and tables still print through rich.
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="Turn Jetstress evidence into checkable ESRP-Storage results.",
+)
+app.add_typer(catalog_app, name="catalog")
+
+# Shared options, defined once.
+InputPaths = Annotated[
+    list[Path],
+    typer.Argument(help="Results folders or files (HTML reports, XML, test logs, perfmon CSV/TSV)."),
+]
+RulesOption = Annotated[
+    Path | None,
+    typer.Option("--rules", help="TOML file overriding or adding rules (a stricter service level)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (full precision) instead of tables.")]
+TargetOption = Annotated[
+    float | None,
+    typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report)."),
+]
+
+STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
+    "pass": "green",
+    "fail": "bold red",
+    "incomplete": "bold yellow",
+    "not evaluated": "yellow",
+}
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _error(message: str) -> typer.Exit:
+    # Escaped: messages name manifest tables such as "[branding] logo", which Rich would read as
+    # markup and drop.
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/] {escape(message)}", markup=True
+    )
+    return typer.Exit(EXIT_UNUSABLE)
+
+
+def _formats(option: str) -> tuple[str, ...]:
+    """``--format html, pdf`` as ("html", "pdf"); the API says which names it takes."""
+    return tuple(name.strip() for name in option.split(",") if name.strip())
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    _version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """esrp-report: verdicts and documents from Jetstress results."""
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def check(
+    paths: InputPaths,
+    rules: RulesOption = None,
+    target_iops: TargetOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Judge Jetstress results per instance, server and solution.
+
+    Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated),
+    3 incomplete (nothing failed, but a rule was not evaluated or passed only on damaged data).
+    """
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        assessment = api.check(paths, rules_file=rules, target_iops=target_iops)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(payload.check_payload(assessment), indent=2))
+    else:
+        _print_check(assessment)
+    raise typer.Exit(VERDICT_EXIT[assessment.status])
+
+
+@app.command()
+def build(
+    manifest: Annotated[Path, typer.Argument(help="The solution manifest (TOML).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the HTML and PDF.")] = Path("out"),
+    formats: Annotated[str, typer.Option("--format", help="Comma-separated: html, pdf.")] = "html,pdf",
+    allow_fail: Annotated[
+        bool, typer.Option("--allow-fail", help="Exit 0 even when the design fails (to get a draft).")
+    ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option("-j", "--jobs", min=1, help="Processes for the PDF and charts (default: all cores)."),
+    ] = None,
+) -> None:
+    """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
+
+    Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
+    damaged data), 2 unusable input; --allow-fail gives 0 for a draft of a failing or incomplete one.
+    """
+    from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+
+    console = _console()
+    try:
+        with console.status("building", spinner="dots") as status:
+            result = api.build(manifest, out, formats=_formats(formats), progress=status.update, jobs=jobs)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    doc = result.document
+    for warning in result.warnings:
+        console.print(f"[yellow]PDF engine warning:[/] {escape(warning)}", markup=True)
+    for url in result.refused:
+        console.print(f"[yellow]refused to fetch:[/] {escape(url)}", markup=True)
+    if doc.placeholders:
+        console.print(f"[yellow]placeholder text left in:[/] {', '.join(doc.placeholders)}", markup=True)
+    errors = [p for p in doc.problems if p.severity == "error"]
+    if errors or doc.disagreements:
+        console.print(
+            f"{len(doc.problems)} evidence notes ({len(errors)} errors) and {len(doc.disagreements)} "
+            "disagreements are listed in the document's Evidence notes."
+        )
+    for failure in doc.failures:
+        console.print(
+            f"[bold red]FAIL[/] {failure.server} {failure.run_kind} {failure.instance or ''}: "
+            f"{failure.rule} {failure.value} (limit {failure.limit})",
+            markup=True,
+        )
+    style = STATUS_STYLE[doc.verdict]
+    pages = f", {result.pages} PDF pages" if result.pages is not None else ""
+    console.print(
+        f"Solution [bold]{doc.manifest.document.title}[/]: [{style}]{doc.verdict.value.upper()}[/]{pages}",
+        markup=True,
+    )
+    for file in result.files:
+        console.print(f"  wrote {file}")
+    if doc.verdict is not Status.PASS and not allow_fail:
+        raise typer.Exit(VERDICT_EXIT[doc.verdict])
+
+
+@app.command()
+def init(
+    results: Annotated[list[Path], typer.Argument(help="Results folders, one per server.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The manifest file to write.")] = Path(
+        "manifest.toml"
+    ),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing manifest.")] = False,
+) -> None:
+    """Write a starting manifest from results folders, with marked places for the vendor's text."""
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.model import PLACEHOLDER  # noqa: PLC0415 - imported on use: see the module docstring
+
+    if out.exists() and not force:
+        raise _error(f"{out} exists; use --force to overwrite it")
+    try:
+        text = api.init_manifest(results, out)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    out.write_text(text, encoding="utf-8")
+    _console().print(f"wrote {out} ({len(results)} results folders); fill in the {PLACEHOLDER} markers")
+
+
+@app.command()
+def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
+    document: Annotated[Path, typer.Argument(help="A published ESRP document: PDF, HTML, or text/Markdown.")],
+    rules: RulesOption = None,
+    as_json: JsonOption = False,
+    recompute: Annotated[
+        bool, typer.Option("--recompute", help="Show the summary figures rebuilt from the appendix.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Also write an HTML/PDF audit report here.")
+    ] = None,
+    formats: Annotated[str, typer.Option("--format", help="Report formats with -o: html, pdf.")] = "html,pdf",
+) -> None:
+    """Check a published document against itself: sums, aggregates, appendix, thresholds.
+
+    Exit status: 0 no error found, 1 at least one error, 2 unusable input (including a document
+    in which nothing could be checked).
+    """
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        result = api.audit_document(document, rules_file=rules)
+        # No audit report for a document where nothing was checked: it would read as a clean bill.
+        wanted = out is not None and not result.nothing_checked
+        written = api.write_audit_report(result, out, formats=_formats(formats)) if wanted and out else []
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        data = payload.audit_payload(result)
+        # "0 errors" alone cannot tell a clean document from one where nothing was read.
+        data["status"] = "nothing_checked" if result.nothing_checked else "checked"
+        data["message"] = result.nothing_checked_message() if result.nothing_checked else None
+        typer.echo(json.dumps(data, indent=2))
+        if result.nothing_checked:
+            raise typer.Exit(EXIT_UNUSABLE)
+    else:
+        _print_audit(result, recompute=recompute)
+        if result.nothing_checked:
+            raise _error(result.nothing_checked_message())
+        for path in written:
+            _console().print(f"wrote {path}")
+    raise typer.Exit(EXIT_FAIL if result.errors else EXIT_PASS)
+
+
+def _print_audit(result: AuditResult, *, recompute: bool) -> None:
+    console = _console()
+    table = Table(title=f"Audit of {result.source}", show_lines=False)
+    for name in ("severity", "where", "finding", "printed", "expected"):
+        table.add_column(name, overflow="fold")
+    for f in result.findings:
+        where = ", ".join(str(x) for x in (f"line {f.line}" if f.line else None, f.table, f.column) if x)
+        style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "dim")
+        table.add_row(f"[{style}]{f.severity}[/]", where, f.message, f.printed or "", f.expected or "")
+    if result.findings:
+        console.print(table)
+    if recompute and result.recomputed:
+        view = Table(title="Summary figures rebuilt from the appendix")
+        for name in ("test", "column", "figure", "printed", "from appendix", "report"):
+            view.add_column(name)
+        for row in result.recomputed:
+            rebuilt = "" if row.recomputed is None else f"{row.recomputed:.3f}"
+            view.add_row(row.test, row.column, row.metric, row.printed or "", rebuilt, row.source)
+        console.print(view)
+    elif recompute:
+        console.print("No summary column could be matched to an appendix report.")
+    for problem in result.unread:
+        console.print(f"[yellow]not read:[/] {problem.location or ''} {problem.message}")
+    counts = {s: sum(1 for f in result.findings if f.severity == s) for s in ("error", "warning", "note")}
+    style = "bold red" if counts["error"] else "green"
+    convention = (
+        f"; per-server tables: {result.summary_convention} convention" if result.summary_convention else ""
+    )
+    if result.nothing_checked:
+        return  # no count line: "0 error(s)" would read as a verdict; the caller says why instead
+    console.print(
+        f"[{style}]{counts['error']} error(s)[/], {counts['warning']} warning(s), {counts['note']} note(s) "
+        f"from {result.checked} relations checked ({result.format}{convention})"
+    )
+
+
+@app.command()
+def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
+    file: Annotated[
+        Path, typer.Argument(help="Any supported file, Jetstress or not (e.g. any perfmon CSV).")
+    ],
+    as_json: JsonOption = False,
+    averages: Annotated[
+        bool,
+        typer.Option(
+            "--averages",
+            help="A .blg: per counter, the exact window average from raw first/last values "
+            "beside the mean of the cooked samples.",
+        ),
+    ] = False,
+    counters: Annotated[
+        list[str] | None,
+        typer.Option("--counters", help=r"With --averages: counter path patterns (e.g. '\Processor(*)\*')."),
+    ] = None,
+    begin: Annotated[
+        datetime | None, typer.Option("--begin", help="With --averages: window start (the log's local time).")
+    ] = None,
+    end: Annotated[datetime | None, typer.Option("--end", help="With --averages: window end.")] = None,
+) -> None:
+    """Describe a file: its format and what it holds."""
+    if averages:
+        _print_averages(file, counters=counters, bounds=(begin, end), as_json=as_json)
+        return
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        description = api.inspect(file)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(description, indent=2, default=str))
+        return
+    table = Table(title=str(file), show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    for key, value in description.items():
+        table.add_row(key, _plain(value))
+    _console().print(table)
+
+
+def _print_averages(
+    file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
+) -> None:
+    from esrp_report.ingest.guards import require_regular_file  # noqa: PLC0415 - only this option needs it
+    from esrp_report.ingest.perfmon import blg  # noqa: PLC0415 - only this option needs the reader
+
+    try:
+        require_regular_file(file)  # a FIFO would block the open below forever
+        with file.open("rb") as handle:
+            head = handle.read(4096)
+        if not blg.sniff_blg(head):
+            raise _error(f"{file}: --averages needs a binary perfmon log (.blg): raw values are not in a CSV")
+        report = blg.window_report(file, counters=counters, begin=bounds[0], end=bounds[1])
+    except OSError as exc:
+        raise _error(f"{file}: cannot read: {exc.strerror or exc}") from None
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    window = (
+        f"{report.samples} sample(s) from {report.first} to {report.last}"
+        f" ({report.samples_read} read, {report.samples_lost} lost)"
+    )
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "file": str(file),
+                    "window": {"samples": report.samples, "first": report.first, "last": report.last},
+                    "samples_read": report.samples_read,
+                    "samples_lost": report.samples_lost,
+                    "problems": [p.describe() for p in report.problems],
+                    "counters": report.frame.to_dicts(),
+                },
+                indent=2,
+                default=str,
+            )
+        )
+        return
+    console = _console()
+    for problem in report.problems:
+        console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
+    table = Table(title=f"{file}: {window}")
+    for name in (
+        "counter",
+        "type",
+        "samples",
+        "mean of samples",
+        "exact average",
+        "relative difference",
+        "why",
+    ):
+        table.add_column(
+            name, justify="right" if name in {"samples", "mean of samples", "exact average"} else "left"
+        )
+    for row in report.frame.iter_rows(named=True):
+        relative = row["relative_difference"]
+        table.add_row(
+            row["path"],
+            row["type"],
+            str(row["samples"]),
+            "—" if row["mean_of_samples"] is None else f"{row['mean_of_samples']:.7g}",
+            "—" if row["exact_average"] is None else f"{row['exact_average']:.7g}",
+            "" if relative is None else f"{relative * 100:+.3g} %",
+            row["why"] or "",
+        )
+    console.print(table)
+
+
+@app.command()
+def convert(
+    source: Annotated[Path, typer.Argument(help="A binary perfmon log (.blg), or a perfmon CSV/TSV.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="OUT.csv, OUT.tsv or OUT.parquet (format from the name).")
+    ],
+    counters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--counters",
+            help=r"Keep counters whose path matches (wildcards * and ?, "
+            r"e.g. '\LogicalDisk(*)\Avg. Disk sec/*'); repeatable.",
+        ),
+    ] = None,
+    begin: Annotated[
+        datetime | None,
+        typer.Option(
+            "--begin", help="First sample to keep (the log's local time unless an offset is given)."
+        ),
+    ] = None,
+    end: Annotated[datetime | None, typer.Option("--end", help="Last sample to keep.")] = None,
+) -> None:
+    """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming."""
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        result = api.convert_counter_log(source, output, counters=counters, begin=begin, end=end)
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    console = _console()
+    for problem in result.problems:
+        console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
+    counted = f"{result.samples} sample(s) x {result.columns} counter(s)"
+    if not result.parts:
+        console.print(f"wrote {result.output} ({result.format}): {counted}", markup=False)
+        return
+    from esrp_report.app.convert import PARQUET_CHUNK_BUDGET  # noqa: PLC0415 - api has imported it
+
+    folder = f"{result.output}{os.sep}"
+    for line in (
+        f"wrote a Parquet dataset (a directory, not one file): {folder}",
+        f"  {len(result.parts)} part files, {result.parts[0].name} to {result.parts[-1].name}, in time order "
+        f"with one schema: {counted}",
+        f"  why: one file would hold {result.column_chunks:,} column chunks (row groups x columns), "
+        f"more than the budget of {PARQUET_CHUNK_BUDGET:,};",
+        "  the Parquet writer needs about 2 kB of memory per column chunk by the time it closes a file",
+        f"  read it as one table: polars.scan_parquet('{folder}*.parquet'),",
+        f"  pyarrow.dataset.dataset('{result.output}') or DuckDB read_parquet('{folder}*.parquet')",
+    ):
+        console.print(line, markup=False)
+
+
+@app.command()
+def size(  # noqa: PLR0917 - Typer maps each parameter to an option
+    spec: Annotated[
+        Path | None,
+        typer.Argument(help="Sizing spec (TOML, docs/sizing.md); without one, the 004 paper's §6.3 example."),
+    ] = None,
+    users: Annotated[int | None, typer.Option("--users", help="Mailboxes (users) today.")] = None,
+    growth_percent: Annotated[
+        float | None, typer.Option("--growth-percent", help="Expected growth of the users, %.")
+    ] = None,
+    messages_per_day: Annotated[
+        float | None,
+        typer.Option("--messages-per-day", help="Messages sent and received per mailbox per day."),
+    ] = None,
+    message_size_kb: Annotated[
+        float | None, typer.Option("--message-size-kb", help="Average message size, KB: 75, 150 or 300.")
+    ] = None,
+    quota_mb: Annotated[float | None, typer.Option("--quota-mb", help="Mailbox quota, MB.")] = None,
+    quota_gb: Annotated[
+        float | None, typer.Option("--quota-gb", help="Mailbox quota, GB (1 GB = 1,000 MB).")
+    ] = None,
+    databases: Annotated[int | None, typer.Option("--databases", help="Active mailbox databases.")] = None,
+    dag_copies: Annotated[
+        int | None, typer.Option("--dag-copies", help="Copies of each database (1 = no DAG).")
+    ] = None,
+    iops_per_mailbox: Annotated[
+        float | None, typer.Option("--iops-per-mailbox", help="Transactional IOPS per mailbox without a DAG.")
+    ] = None,
+    log_retention_days: Annotated[
+        float | None, typer.Option("--log-retention-days", help="Days of logs each volume holds.")
+    ] = None,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Exact arithmetic: no rounding up of the figures carried forward.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Size a mailbox design: capacity, IOPS and memory (the 004 paper's §6 model).
+
+    Flags override the spec's values (or the paper's, without a spec). Exit status: 0, or 2 for
+    unusable input.
+    """
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import sizing_view  # noqa: PLC0415 - imported on use: see the module docstring
+
+    given = {
+        "users": users,
+        "growth_percent": growth_percent,
+        "messages_per_day": messages_per_day,
+        "message_size_kb": message_size_kb,
+        "mailbox_quota_mb": quota_mb,
+        "mailbox_quota_gb": quota_gb,
+        "databases": databases,
+        "dag_copies": dag_copies,
+        "iops_per_mailbox": iops_per_mailbox,
+        "log_retention_days": log_retention_days,
+        "round_up": False if exact else None,
+    }
+    try:
+        result = api.size_design(spec, overrides={k: v for k, v in given.items() if v is not None})
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(sizing_view.sizing_payload(result), indent=2))
+        return
+    console = _console()
+    for table in sizing_view.sizing_tables(result):
+        console.print(table)
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False)
+
+
+@app.command()
+def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Results folders (one Performance test, on one or more servers) or report files, "
+            "one per column, in order."
+        ),
+    ],
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="The run the others are a percentage of: as given, its folder name or its position "
+            "(default: the published table's 100 % column, else the first).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Also write an HTML/PDF report (compare.*) here.")
+    ] = None,
+    formats: Annotated[str, typer.Option("--format", help="Report formats with -o: html, pdf.")] = "html,pdf",
+    as_json: JsonOption = False,
+    published: Annotated[
+        Path | None,
+        typer.Option(
+            "--published", help="A printed trend table (TOML, docs/compare.md) to check against the runs."
+        ),
+    ] = None,
+    table: Annotated[
+        str | None,
+        typer.Option("--table", help="Which table of the --published file (when it holds several)."),
+    ] = None,
+    catalog: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog", help="RUNs are run ids or designs of this catalog (esrp-report catalog list)."
+        ),
+    ] = None,
+) -> None:
+    """Compare runs as % of a baseline [absolute]: planned, total, transactional, log and
+    differential IOPS, latencies, and latencies equated to the planned IOPS.
+
+    Exit status: 0; 1 when a --published figure is flagged or differs from the runs; 2 unusable input.
+    """
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.render import trends_report  # noqa: PLC0415 - imported on use: see the module docstring
+
+    try:
+        if catalog is not None:
+            refs = [str(r) for r in runs]
+            comparison = api.compare_catalog(
+                refs, catalog, baseline=baseline, published=published, table=table
+            )
+        else:
+            comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
+        written = (
+            api.write_compare_report(comparison, out, formats=_formats(formats)) if out is not None else []
+        )
+    except EsrpError as exc:
+        raise _error(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(trends_report.compare_payload(comparison), indent=2))
+    else:
+        console = _console()
+        view = trends_report.compare_view(comparison)
+        for rich_table in trends_report.compare_tables(view):
+            console.print(rich_table)
+        for note in view.notes:
+            console.print(f"note: {note}", markup=False)
+        if view.check:
+            style = "bold red" if view.flags else "yellow" if view.differences else "green"
+            console.print(
+                f"[{style}]{view.flags} flagged, {view.differences} different from the runs[/] "
+                f"of {len(view.check)} printed figures",
+                markup=True,
+            )
+        for path in written:
+            console.print(f"wrote {path}")
+    check = comparison.check
+    raise typer.Exit(EXIT_FAIL if check is not None and (check.flags or check.differences) else EXIT_PASS)
+
+
+@app.command()
+def doctor(as_json: JsonOption = False) -> None:
+    """Print the versions of Python, Polars, PyArrow, WeasyPrint and Pango, and whether PDF works here."""
+    from esrp_report.app import doctor as doctor_checks  # noqa: PLC0415 - imported on use: see the module docstring
+
+    parts = doctor_checks.components()
+    works, detail = doctor_checks.pdf_works()
+    if as_json:
+        payload = {"components": [vars(c) for c in parts], "pdf": {"works": works, "detail": detail}}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    table = Table(title="esrp-report doctor", title_justify="left")
+    for column in ("Component", "Version", "Note"):
+        table.add_column(column)
+    for part in parts:
+        table.add_row(part.name, part.version or "[red]missing[/]", part.note)
+    table.add_row("PDF output", "[green]works[/]" if works else "[red]does not work[/]", detail)
+    _console().print(table)
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float):
+        return fmt_number(value, 3)
+    if isinstance(value, list):
+        if value and isinstance(value[0], dict):
+            return "\n".join(json.dumps(v, default=str) for v in value)
+        return ", ".join(str(v) for v in value) if value else "—"
+    if isinstance(value, dict):
+        return json.dumps(value, default=str)
+    return "—" if value is None else str(value)
+
+
+# ---------------------------------------------------------------- check output
+
+
+def _print_check(a: SolutionAssessment) -> None:
+    from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+
+    console = _console()
+    verdicts = Table(title="Verdicts", title_justify="left")
+    for column in ("Server", "Test", "Rule", "Subject", "Value", "Threshold", "Margin", "Verdict"):
+        verdicts.add_column(column, justify="right" if column in ("Value", "Threshold", "Margin") else "left")
+    for server in a.servers:
+        for run in server.runs:
+            grouped: dict[str, list[RuleResult]] = defaultdict(list)
+            for result in run.results:
+                grouped[result.rule_id].append(result)
+            for results in grouped.values():
+                for row in _verdict_rows(results):
+                    verdicts.add_row(server.name, run.run.kind.value, *row)
+    console.print(verdicts)
+
+    for kind, aggregate in a.aggregates.items():
+        figures = Table(
+            title=f"{kind}: per-server figures (transactional | total convention)", title_justify="left"
+        )
+        for column in (
+            "Server",
+            "Target IOPS",
+            "Achieved",
+            "Reads/s",
+            "Writes/s",
+            "Transfers/s",
+            "DB read ms",
+            "DB write ms",
+            "Log writes/s",
+            "Log write ms",
+        ):
+            figures.add_column(column, justify="left" if column == "Server" else "right")
+        for server in a.servers:
+            summary = server.summaries.get(kind)
+            if summary is not None:
+                figures.add_row(
+                    server.name,
+                    *_figure_cells(summary.target_iops, summary.achieved_iops, summary.conventions),
+                )
+        figures.add_row(
+            "All servers",
+            *_figure_cells(aggregate.target_iops, aggregate.achieved_iops, aggregate.conventions),
+            style="bold",
+        )
+        console.print(figures)
+
+    backups = [(s.name, s.backup, s.recovery) for s in a.servers if s.backup or s.recovery]
+    if backups:
+        table = Table(title="Backup and soft recovery", title_justify="left")
+        for column in ("Server", "MB/s per database", "MB/s per server", "Seconds per log replayed"):
+            table.add_column(column, justify="left" if column == "Server" else "right")
+        for name, backup, recovery in backups:
+            table.add_row(
+                name,
+                fmt_number(backup.mb_per_sec_per_database, 3) if backup else "—",
+                fmt_number(backup.mb_per_sec_per_server, 3) if backup else "—",
+                fmt_number(recovery.seconds_per_log, 3) if recovery else "—",
+            )
+        console.print(table)
+
+    disagreements = [(s.name, d) for s in a.servers for r in s.runs for d in r.disagreements]
+    if disagreements:
+        table = Table(title="Sources disagree (> 0.5%)", title_justify="left")
+        for column in ("Server", "Table", "Instance", "Figure", "Report", "Counter log", "Difference"):
+            table.add_column(column)
+        for name, d in disagreements:
+            table.add_row(
+                name,
+                d.table,
+                d.instance,
+                d.metric,
+                fmt_number(d.first_value, 3),
+                fmt_number(d.second_value, 3),
+                f"{d.relative_difference:.2%}",
+            )
+        console.print(table)
+
+    problems = list(a.problems) + [p for s in a.servers for r in s.runs for p in r.problems]
+    if problems:
+        console.print("[bold]Problems in the evidence[/]")
+        for p in problems:
+            console.print(
+                f"  [{'red' if p.severity == 'error' else 'yellow'}]{p.severity}[/] {p.describe()}",
+                markup=True,
+            )
+    for s in a.servers:
+        if s.missing_kinds:
+            console.print(
+                f"  [dim]note[/] {s.name}: no {', '.join(s.missing_kinds)} run in the evidence", markup=True
+            )
+    style = STATUS_STYLE[a.status]
+    console.print(f"Solution [bold]{a.name}[/]: [{style}]{a.status.value.upper()}[/]", markup=True)
+    if a.status is not Status.PASS and a.reason:
+        console.print(f"  {escape(a.reason)}", markup=True)
+
+
+def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
+    """Failures one per row; passes collapsed to the worst case; not-evaluated collapsed with its reason."""
+    from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+
+    rows: list[tuple[str, ...]] = []
+    failed = [r for r in results if r.status is Status.FAIL]
+    passed = [r for r in results if r.status is Status.PASS]
+    unevaluated = [r for r in results if r.status is Status.NOT_EVALUATED]
+    incomplete = [r for r in results if r.status is Status.INCOMPLETE]
+    for r in failed:
+        rows.append(_result_cells(r, r.instance or "server", "[bold red]FAIL[/]"))
+    for r in incomplete:
+        rows.append(_result_cells(r, r.instance or "server", f"[bold yellow]incomplete[/]: {r.caveat}"))
+    if passed:
+        worst = min(passed, key=lambda r: r.margin if r.margin is not None else float("inf"))
+        label = (
+            f"worst of {len(passed)}: {worst.instance}"
+            if worst.instance and len(passed) > 1
+            else (worst.instance or "server")
+        )
+        rows.append(_result_cells(worst, label, "[green]pass[/]"))
+    if unevaluated:
+        first = unevaluated[0]
+        subject = (
+            f"{len(unevaluated)} instances"
+            if first.instance and len(unevaluated) > 1
+            else (first.instance or "server")
+        )
+        rows.append(
+            (
+                f"{first.rule_id}",
+                subject,
+                "—",
+                _threshold(first),
+                "—",
+                f"[yellow]not evaluated[/]: {first.reason}",
+            )
+        )
+    return rows
+
+
+def _threshold(r: RuleResult) -> str:
+    if r.threshold is None:
+        return f"{r.operator} target"
+    return f"{r.operator} {fmt_number(r.threshold, 3)} {r.unit}".strip()
+
+
+def _result_cells(r: RuleResult, subject: str, verdict: str) -> tuple[str, ...]:
+    # Unitless rules (Jetstress's own verdict) read better as the evidence's words than as 0/1.
+    value = r.reason if not r.unit and r.reason else fmt_number(r.value, 3)
+    return (
+        r.rule_id,
+        subject,
+        value,
+        _threshold(r),
+        fmt_number(r.margin, 3) if r.margin is not None else "—",
+        verdict,
+    )
+
+
+def _figure_cells(
+    target: float | None, achieved: float | None, conventions: dict[str, Any]
+) -> tuple[str, ...]:
+    trans = conventions.get("transactional")
+    total = conventions.get("total")
+
+    def pair(attr: str) -> str:
+        a = fmt_number(getattr(trans, attr), 3) if trans else "—"
+        b = fmt_number(getattr(total, attr), 3) if total else "—"
+        return a if a == b else f"{a} | {b}"
+
+    return (
+        fmt_number(target, 3),
+        fmt_number(achieved, 3),
+        pair("reads"),
+        pair("writes"),
+        pair("transfers"),
+        pair("read_latency_ms"),
+        pair("write_latency_ms"),
+        pair("log_writes"),
+        pair("log_write_latency_ms"),
+    )
+
+
+def main() -> None:
+    """Run the command line."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

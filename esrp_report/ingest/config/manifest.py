@@ -1,0 +1,369 @@
+"""The solution manifest (TOML): what the vendor states about a tested design.
+
+Every key is checked: an unknown key, a wrong type or a path leaving the manifest's folder is an
+error naming the file, the TOML table and the key. Numbers the document can compute (targets,
+databases per host, mailboxes per database, capacity percentages) are not accepted here. A
+``[sizing]`` table (docs/sizing.md) gives the profile's mailboxes, IOPS per mailbox, mailbox size
+and copies; a stated profile value that disagrees with it is reported, never silently chosen.
+See docs/manifest.md for an annotated example.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Literal, TypeVar
+
+from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
+from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
+from esrp_report.model import (
+    SECTION_KEYS,
+    Branding,
+    DocumentInfo,
+    KeyValueTable,
+    Manifest,
+    ManifestServer,
+    UserProfile,
+)
+from esrp_report.model.errors import InputError
+from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
+
+T = TypeVar("T")
+CONVENTION_KEYS = {
+    "io_decimals": int,
+    "latency_decimals": int,
+    "backup_decimals": int,
+    "replay_decimals": int,
+    "servers_per_table": int,
+    "summary": str,
+    "thousands": bool,
+}
+TABLE_TITLES = {
+    "hardware": "Storage hardware",
+    "software": "Storage software",
+    "disks": "Storage disk configuration (database and log disks)",
+}
+
+
+class ManifestError(InputError):
+    """A solution manifest that cannot be read, or a key of it that is unknown, missing, of the wrong
+    type or out of range."""
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, message: str, expected: str | None = None) -> ManifestError:
+        return ManifestError(self.path, message, location=where, expected=expected)
+
+    def table(self, data: dict[str, Any], name: str, required: bool = True) -> dict[str, Any]:
+        value = data.get(name)
+        if value is None:
+            if required:
+                raise self.fail(f"[{name}]", f"missing table [{name}]")
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(f"[{name}]", f"{name} must be a table", expected=f"[{name}] with keys")
+        return value
+
+    def known(self, data: dict[str, Any], where: str, allowed: set[str] | tuple[str, ...]) -> None:
+        for key in data:
+            if key not in allowed:
+                raise self.fail(
+                    f"{where} {key}",
+                    f"unknown key {key!r}",
+                    expected="one of " + ", ".join(sorted(allowed)),
+                )
+
+    def get(
+        self,
+        data: dict[str, Any],
+        where: str,
+        key: str,
+        kind: type[T],
+        *,
+        default: T | None = None,
+        check: Callable[[T], bool] | None = None,
+        expected: str = "",
+    ) -> T:
+        value = data.get(key, default)
+        if value is None:
+            raise self.fail(f"{where} {key}", f"missing key {key!r}", expected=expected or kind.__name__)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            try:
+                value = float(value)
+            except OverflowError:  # an integer past 1.8e308
+                raise self.fail(
+                    f"{where} {key}",
+                    f"{key} out of range (a number past 1.8e308)",
+                    expected=expected or kind.__name__,
+                ) from None
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.fail(
+                f"{where} {key}",
+                f"{key} has the wrong type ({type(value).__name__})",
+                expected=expected or kind.__name__,
+            )
+        if check is not None and not check(value):
+            raise self.fail(f"{where} {key}", f"{key} out of range: {value!r}", expected=expected)
+        return value
+
+    def optional(self, data: dict[str, Any], where: str, key: str, kind: type[T], **kw: Any) -> T | None:
+        if data.get(key) is None:
+            return None
+        return self.get(data, where, key, kind, **kw)
+
+    def local_path(self, where: str, text: str, kind: Literal["file", "folder"] = "file") -> str:
+        """A relative path that stays inside the manifest's folder (no absolute paths, no .., no link
+        out) and names an existing regular file, or a folder with ``kind="folder"``. The kind is
+        judged with ``os.stat`` before anything opens it: a FIFO would block the open forever."""
+        for flavour in (PurePosixPath(text), PureWindowsPath(text)):
+            if flavour.is_absolute() or flavour.anchor or ".." in flavour.parts:
+                raise self.fail(
+                    where,
+                    f"path {text!r} leaves the manifest's folder",
+                    expected="a path relative to the manifest, without '..'",
+                )
+        folder = self.path.parent.resolve()
+        if not (folder / text).resolve().is_relative_to(folder):  # a symbolic link out of the folder
+            raise self.fail(
+                where,
+                f"path {text!r} leaves the manifest's folder through a symbolic link",
+                expected="a file or folder inside the manifest's folder",
+            )
+        problem = kind_problem(folder / text, folder=kind == "folder")
+        if problem is not None:
+            wanted = "a folder" if kind == "folder" else "a regular file"
+            raise self.fail(
+                where,
+                f"cannot read {folder / text}: it {problem}",
+                expected=f"{wanted} inside the manifest's folder",
+            )
+        return text
+
+    def template_name(self, where: str, text: str) -> str:
+        """A template folder's name under the project's templates/, nothing more: joined to that
+        folder unchecked, ``/`` would make every file on the machine a template."""
+        if not is_plain_name(text):
+            raise self.fail(
+                where,
+                f"template name {text!r} is not a plain folder name",
+                expected="a name such as 'esrp', without '/', '\\', '..' or a drive",
+            )
+        return text
+
+
+def _positive(value: float) -> bool:
+    return value > 0
+
+
+def read_manifest(path: Path) -> Manifest:
+    """Read a solution manifest (TOML). Raises ManifestError, naming the key and what was expected, for a file
+    that is not UTF-8 TOML or a key that is missing, unknown or of the wrong type."""
+    try:
+        raw = read_regular_file(path, what="manifest")
+    except InputError as exc:
+        raise ManifestError(path, exc.detail, expected=exc.expected) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ManifestError(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
+    r = _Reader(path)
+    r.known(
+        data,
+        "top level",
+        {
+            "document",
+            "profile",
+            "servers",
+            "tables",
+            "sections",
+            "convention",
+            "branding",
+            "template",
+            "capacity",
+            "rules",
+            "sizing",
+        },
+    )
+
+    doc = r.table(data, "document")
+    r.known(doc, "[document]", set(DocumentInfo.__dataclass_fields__) | {"convention"})
+    text = {k: r.get(doc, "[document]", k, str, default="") for k in DocumentInfo.__dataclass_fields__}
+    for k in ("vendor", "product", "title"):
+        if not text[k].strip():
+            raise r.fail(f"[document] {k}", f"missing key {k!r}", expected="non-empty text")
+    info = DocumentInfo(**text)
+    convention = r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
+
+    sizing_spec = _read_sizing(r, data)
+    prof = r.table(data, "profile")
+    r.known(prof, "[profile]", set(UserProfile.__dataclass_fields__))
+    w = "[profile]"
+    stated = _stated_sized_profile(r, prof) if sizing_spec is not None else {}
+    # With a [sizing], these keys come from it (analysis.sizing.sized_manifest); until then they
+    # hold what is stated, or 0 where nothing is.
+    sized = {key: stated.get(key, 0) for key in SIZED_PROFILE_KEYS} if sizing_spec is not None else {}
+    profile = UserProfile(
+        mailboxes=int(sized["mailboxes"])
+        if "mailboxes" in sized
+        else r.get(prof, w, "mailboxes", int, check=_positive, expected="a positive integer"),
+        iops_per_mailbox=sized["iops_per_mailbox"]
+        if "iops_per_mailbox" in sized
+        else r.get(prof, w, "iops_per_mailbox", float, check=_positive, expected="IOPS > 0"),
+        headroom_percent=r.get(
+            prof,
+            w,
+            "headroom_percent",
+            float,
+            default=0.0,
+            check=lambda v: 0 <= v <= 1000,
+            expected="percent, 0-1000",
+        ),
+        tested_iops_per_mailbox=r.optional(prof, w, "tested_iops_per_mailbox", float, check=_positive),
+        mailbox_size_gb=sized["mailbox_size_gb"]
+        if "mailbox_size_gb" in sized
+        else r.optional(prof, w, "mailbox_size_gb", float, check=_positive),
+        dags=r.get(prof, w, "dags", int, default=1, check=lambda v: v >= 0),
+        servers_per_dag=r.get(prof, w, "servers_per_dag", int, default=1, check=_positive),
+        copies_per_database=int(sized["copies_per_database"])
+        if "copies_per_database" in sized
+        else r.get(prof, w, "copies_per_database", int, default=1, check=_positive),
+        active_mailboxes_per_server=r.optional(prof, w, "active_mailboxes_per_server", int, check=_positive),
+    )
+
+    servers_raw = data.get("servers")
+    if not isinstance(servers_raw, list) or not servers_raw:
+        raise r.fail("[[servers]]", "no servers", expected="at least one [[servers]] table with results")
+    servers: list[ManifestServer] = []
+    for i, item in enumerate(servers_raw, start=1):
+        where = f"[[servers]] #{i}"
+        if not isinstance(item, dict):
+            raise r.fail(where, "each server must be a table", expected="label and results")
+        r.known(item, where, {"label", "results"})
+        results = item.get("results")
+        if isinstance(results, str):
+            results = [results]
+        if not isinstance(results, list) or not results or not all(isinstance(x, str) for x in results):
+            raise r.fail(f"{where} results", "results must name folders", expected="a folder or a list")
+        label = r.get(item, where, "label", str, default=f"Server {i}")
+        # Results folders are what the manifest names, so they may be anywhere; only files the
+        # document embeds (logo, templates, rules) must stay in the manifest's folder.
+        servers.append(ManifestServer(label, list(results)))
+
+    tables: list[KeyValueTable] = []
+    for key, table in r.table(data, "tables", required=False).items():
+        where = f"[tables.{key}]"
+        if not isinstance(table, dict):
+            raise r.fail(where, "must be a table", expected="title and rows")
+        r.known(table, where, {"title", "rows"})
+        rows = table.get("rows", [])
+        if not isinstance(rows, list) or not all(
+            isinstance(row, list) and len(row) == 2 and all(isinstance(c, str) for c in row) for row in rows
+        ):
+            raise r.fail(
+                f"{where} rows",
+                "rows must be [item, description] pairs of text",
+                expected='[["Item", "Description"], ...]',
+            )
+        title = r.get(
+            table, where, "title", str, default=TABLE_TITLES.get(key, key.replace("_", " ").title())
+        )
+        tables.append(KeyValueTable(key, title, [(a, b) for a, b in rows]))
+
+    sections_raw = r.table(data, "sections", required=False)
+    r.known(sections_raw, "[sections]", SECTION_KEYS)
+    sections = {k: r.get(sections_raw, "[sections]", k, str) for k in sections_raw}
+
+    overrides = r.table(data, "convention", required=False)
+    r.known(overrides, "[convention]", set(CONVENTION_KEYS))
+    checked: dict[str, Any] = {k: r.get(overrides, "[convention]", k, CONVENTION_KEYS[k]) for k in overrides}
+
+    brand = r.table(data, "branding", required=False)
+    r.known(brand, "[branding]", set(Branding.__dataclass_fields__))
+    logo = r.optional(brand, "[branding]", "logo", str)
+    branding = Branding(
+        logo=r.local_path("[branding] logo", logo) if logo else None,
+        primary_colour=r.get(
+            brand,
+            "[branding]",
+            "primary_colour",
+            str,
+            default="#1f4e79",
+            check=_is_colour,
+            expected="#rrggbb",
+        ),
+        accent_colour=r.get(
+            brand, "[branding]", "accent_colour", str, default="#c00000", check=_is_colour, expected="#rrggbb"
+        ),
+        page_size=r.get(
+            brand,
+            "[branding]",
+            "page_size",
+            str,
+            default="A4",
+            check=lambda v: v in ("A4", "Letter"),
+            expected="A4 or Letter",
+        ),
+    )
+
+    tpl = r.table(data, "template", required=False)
+    r.known(tpl, "[template]", {"name", "override"})
+    override = r.optional(tpl, "[template]", "override", str)
+
+    capacity = r.table(data, "capacity", required=False)
+    r.known(capacity, "[capacity]", {"database_formatted_gb"})
+    rules = r.table(data, "rules", required=False)
+    r.known(rules, "[rules]", {"file"})
+    rules_file = r.optional(rules, "[rules]", "file", str)
+
+    return Manifest(
+        path=str(path),
+        document=info,
+        profile=profile,
+        servers=servers,
+        tables=tables,
+        sections=sections,
+        convention=convention,
+        convention_overrides=checked,
+        branding=branding,
+        template=r.template_name("[template] name", r.get(tpl, "[template]", "name", str, default="esrp")),
+        template_override=r.local_path("[template] override", override, kind="folder") if override else None,
+        database_capacity_gb=r.optional(
+            capacity, "[capacity]", "database_formatted_gb", float, check=_positive
+        ),
+        rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
+        sizing_spec=sizing_spec,
+        stated_profile=stated,
+    )
+
+
+def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingSpec | None:
+    """[sizing]: inline keys, or ``spec`` (a sizing spec file beside the manifest) with inline
+    keys overriding it."""
+    if "sizing" not in data:
+        return None
+    table = r.table(data, "sizing")
+    spec_file = r.optional(table, "[sizing]", "spec", str)
+    base = load_sizing_spec(r.path.parent / r.local_path("[sizing] spec", spec_file)) if spec_file else None
+    return spec_from_table(table, source=r.path, where="[sizing]", base=base, other_keys={"spec"})
+
+
+def _stated_sized_profile(r: _Reader, prof: dict[str, Any]) -> dict[str, float]:
+    """The [profile] keys the sizing gives, as far as they are stated (each is optional then)."""
+    stated: dict[str, float] = {}
+    for key, kind in SIZED_PROFILE_KEYS.items():
+        value = r.optional(prof, "[profile]", key, kind, check=_positive)
+        if value is not None:
+            stated[key] = value
+    return stated
+
+
+def _is_colour(text: str) -> bool:
+    return len(text) == 7 and text[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in text[1:])

@@ -1,0 +1,1 @@
+"""Readers of published ESRP documents (HTML, PDF, text), the input of the audit."""

@@ -1,0 +1,1934 @@
+r"""Windows perfmon binary counter logs (``.blg``, Windows Vista and later), read natively.
+
+The file is an event-trace log: fixed-size buffers, each a 72-byte header and 8-byte aligned
+events. Buffer 0 holds the log-file header (machine facts, clocks, time zone). Performance-data
+events carry records that may be cut into fragments across buffers: name tables (kind 36), the
+requested counter paths (32), one record per sample (34) and a closing catalog (35). A sample
+record is one perflib ``PERF_DATA_BLOCK`` per object, self-describing: counter definitions,
+instances and counter blocks. The layout is described in the project's format notes.
+
+Speed comes from layouts: a sample whose structure (every byte except counter data and clocks)
+equals the previous sample's is not parsed again. Consecutive samples of one layout are stacked
+into a matrix and every raw value of every sample is gathered by one NumPy take per value width,
+then cooked by the published formulas (``esrp_report.ingest.perfmon.counter_types``) a counter type at a time.
+Reading is streaming, buffer by buffer: memory follows the number of counters, not the length.
+
+Damage never stops the reader: a buffer whose header is wrong, an event that overruns its
+buffer, a record with fragments missing, a sample whose perflib structures do not add up are
+skipped and reported with the buffer index, byte offset and what was lost.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import polars as pl
+
+from esrp_report.ingest.guards import ascii_int
+from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
+from esrp_report.ingest.perfmon.counter_types import (
+    KNOWN,
+    KNOWN_TWO_SAMPLE,
+    NOT_COOKED,
+    WHY_ABSENT_FIRST,
+    WHY_ABSENT_LAST,
+    WHY_BACKWARDS,
+    WHY_NEVER,
+    WHY_RESET,
+    WINDOW_OK,
+    WINDOW_WHY,
+    CounterType,
+    Formula,
+    RawEnds,
+    Second,
+    cook_deltas,
+    is_base,
+    type_name,
+    window_average,
+)
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem
+from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
+
+try:
+    from esrp_report.ingest import _blgcook  # type: ignore[attr-defined]
+except ImportError:  # built without a C compiler: the NumPy engine serves
+    _blgcook = None
+
+ENGINES = ("auto", "native", "numpy")
+ENGINE = "auto"  # what BlgFile uses when not told: the compiled engine when it was built
+
+
+def native_engine_built() -> bool:
+    """Was the compiled engine built (a C compiler at install)?"""
+    return _blgcook is not None
+
+
+BUFFER_HEADER = 0x48
+_PDH_EVENT_HEADER = 48
+_FRAGMENT_PREFIX = 24
+_FULL_HEADER = 0x0A
+_SYSTEM_HEADERS = (0x01, 0x02)  # 32- and 64-bit producers
+KIND_NAMES, KIND_PATHS, KIND_SAMPLE, KIND_CATALOG = 36, 32, 34, 35
+_CONTAINER_TAG = b"BL\x03\x00"
+_OBJECT_TAG = b"BL\x03\x05"
+_PERF_SIGNATURE = "PERF".encode("utf-16-le")
+_FILETIME_EPOCH = datetime(1601, 1, 1)
+_TICKS_100NS = 10_000_000
+_LAST_FILETIME = 2_650_467_743_999_999_999  # 9999-12-31 23:59:59.9999999
+_READ_BUFFERS = 64  # buffers read per system call
+_BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
+_OLD_SIGNATURES = (b"PDH-BIN", "PDH-BIN".encode("utf-16-le"))
+_EVENT = struct.Struct("<HBBBBHIIQ16s8x16sII")  # full trace header + PDH prefix
+_U32 = struct.Struct("<I")
+_I32 = struct.Struct("<i")
+_BLOCK = struct.Struct("<8sIIIIIII16s4xqqqII")
+_OBJECT = struct.Struct("<IIIIIIIIIiiIqq")
+_DEFINITION = struct.Struct("<IIIIIiIIII")
+_INSTANCE = struct.Struct("<IIIiII")
+EXPECTED_FILE = (
+    "a Windows Vista-or-later binary perfmon log (event-trace buffers, log-file header in buffer 0)"
+)
+
+
+# --- what the reader hands out ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlgHeader:
+    """The log-file header of buffer 0."""
+
+    buffer_size: int
+    pointer_size: int
+    os_version: str
+    os_build: int
+    processors: int
+    cpu_mhz: int
+    start: datetime | None  # UTC
+    end: datetime | None  # UTC; None when the log was never closed
+    boot: datetime | None  # UTC
+    perf_frequency: int
+    buffers_written: int
+    events_lost: int
+    buffers_lost: int
+    bias_minutes: int  # time-zone header: UTC = local + bias (daylight bias not applied)
+    standard_name: str
+    daylight_name: str
+    daylight_bias: int
+    logger: str
+    log_file: str
+
+
+@dataclass(frozen=True)
+class BlgColumn:
+    """One displayed counter of one instance."""
+
+    index: int
+    path: str
+    machine: str
+    object: str
+    instance: str | None
+    counter: str
+    type_code: int
+    scale: int
+    cooked: bool  # False: the type is not cooked here; raw values are kept
+
+    @property
+    def type_name(self) -> str:
+        return type_name(self.type_code)
+
+
+@dataclass
+class BlgBatch:
+    """Consecutive samples: local FILETIME stamps and one value column per known counter column.
+
+    ``values[:, j]`` belongs to ``columns[j]``; NaN is "no value". Counters of a type that is
+    not cooked keep their raw values in ``uncooked_values`` (columns ``uncooked_columns``).
+    """
+
+    stamps: np.ndarray[Any, np.dtype[np.int64]]  # FILETIME, local time of the collector
+    values: np.ndarray[Any, np.dtype[np.float64]]
+    uncooked_columns: np.ndarray[Any, np.dtype[np.int64]] = field(
+        default_factory=lambda: np.zeros(0, np.int64)
+    )
+    uncooked_values: np.ndarray[Any, np.dtype[np.int64]] = field(
+        default_factory=lambda: np.zeros((0, 0), np.int64)
+    )
+
+
+@dataclass
+class Catalog:
+    """The closing catalog record of a .blg: first and last sample times (local FILETIME), the sample count
+    and the object count it states."""
+
+    first_local: int
+    last_local: int
+    samples: int
+    objects: int
+
+
+# --- the container: buffers, events, records -----------------------------------------------------
+
+
+@dataclass
+class _Record:
+    kind: int
+    stamp: int  # FILETIME of the first fragment (local time for PDH events)
+    parts: list[memoryview | bytes]  # the fragments' data, not copied until needed
+    buffer: int
+    offset: int  # byte offset of the first fragment's event in the file
+
+    @property
+    def size(self) -> int:
+        return sum(map(len, self.parts))
+
+    @property
+    def data(self) -> bytes:
+        if len(self.parts) != 1 or not isinstance(self.parts[0], bytes):
+            self.parts = [b"".join(self.parts)]
+        return self.parts[0]  # type: ignore[return-value]
+
+    def head(self, count: int) -> bytes:
+        """The first ``count`` bytes (or fewer), joining only the fragments needed."""
+        first = self.parts[0]
+        if len(first) >= count or len(self.parts) == 1:
+            return bytes(first[:count])
+        return self.data[:count]
+
+
+@dataclass
+class _Partial:
+    kind: int
+    stamp: int
+    count: int
+    parts: list[memoryview | bytes]
+    buffer: int
+    offset: int
+
+
+class _Container:
+    """Walks buffers and events, reassembles fragmented records, accounts for what it skips."""
+
+    def __init__(self, stream: IO[bytes], source: str, size: int) -> None:
+        self.stream = stream
+        self.source = source
+        self.file_size = size
+        self.problems: list[Problem] = []
+        self.samples_lost = 0
+        self._lost_stamps: set[int] = set()
+        self._partial: _Partial | None = None
+        self.header = self._read_header()
+        self.buffer_size = self.header.buffer_size
+
+    def _problem(self, message: str, location: str, *, lost: int = 0, severity: str = "warning") -> None:
+        self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
+
+    def _read_header(self) -> BlgHeader:
+        head = self.stream.read(1 << 16)
+        self.stream.seek(0)
+        return parse_log_header(head, self.source)
+
+    def records(self) -> Iterator[_Record]:
+        size = self.buffer_size
+        self._partial = None
+        self._lost_stamps = set()
+        blank: list[int] = []
+        index = 0
+        self.stream.seek(0)
+        while True:
+            chunk = self.stream.read(size * _READ_BUFFERS)
+            if not chunk:
+                break
+            view = memoryview(chunk)
+            for start in range(0, len(chunk), size):
+                number = index
+                index += 1
+                if number == 0:
+                    continue
+                buffer = view[start : start + size]
+                state = self._buffer_state(buffer, number, number * size, blank)
+                if state is not None:
+                    yield from self._events(buffer, state[0], number, number * size, state[1])
+        self._report_blank(blank)
+        present = index
+        if self.header.buffers_written > present:
+            self._problem(
+                f"the log-file header counts {self.header.buffers_written} buffer(s); "
+                f"the file holds {present}: the end of the log is missing",
+                f"byte {self.file_size}",
+            )
+        if self._partial is not None:
+            partial = self._partial
+            self._drop(partial, f"the log ends after fragment {len(partial.parts)} of {partial.count}")
+
+    def _buffer_state(
+        self, buffer: memoryview, number: int, offset: int, blank: list[int]
+    ) -> tuple[int, bool] | None:
+        """(end of used data, buffer cut short) or None when the buffer carries nothing readable."""
+        size = self.buffer_size
+        location = f"buffer {number} (byte {offset})"
+        if len(buffer) < BUFFER_HEADER:
+            self._problem(
+                f"file cut short: the last {len(buffer)} byte(s) are not a whole buffer header; skipped",
+                location,
+            )
+            return None
+        first = bytes(buffer[:16])
+        if first in (b"\x00" * 16, b"\xff" * 16) and bytes(buffer).count(first[:1]) == len(buffer):
+            blank.append(number)
+            return None
+        declared, saved = struct.unpack_from("<II", buffer, 0)
+        used = _U32.unpack_from(buffer, 0x30)[0] or saved
+        if declared != size or not BUFFER_HEADER <= used <= size:
+            if self._partial is not None:
+                self._drop(self._partial, f"the buffer holding its next fragment ({number}) is damaged")
+                self._partial = None
+            started = self._samples_started(buffer)
+            self.samples_lost += started
+            self._problem(
+                f"damaged buffer header (size {declared}, used end {used}; expected size {size} and an end "
+                f"between {BUFFER_HEADER} and {size}); the buffer's {size} bytes are skipped"
+                + (f", with the {started} sample(s) that begin in it" if started else ""),
+                location,
+                lost=started,
+            )
+            return None
+        short = len(buffer) < size
+        if short:
+            self._problem(
+                f"file cut short inside this buffer: {len(buffer)} of {size} bytes present; "
+                "events up to the cut are read",
+                location,
+            )
+        return min(used, len(buffer)), short
+
+    def _samples_started(self, buffer: memoryview) -> int:
+        """Samples whose first fragment sits in a buffer that cannot be read: walk what still looks
+        like events (full header, marker, sane size) and count, never read, them."""
+        started = 0
+        position = BUFFER_HEADER
+        end = len(buffer)
+        while position + _EVENT.size <= end:
+            size, header_type, marker, kind, *_rest, stamp, _g, _log, fragment, _count = _EVENT.unpack_from(
+                buffer, position
+            )
+            if (
+                header_type != _FULL_HEADER
+                or marker & 0xC0 != 0xC0
+                or not _EVENT.size <= size <= end - position
+            ):
+                break
+            if kind == KIND_SAMPLE:
+                self._lost_stamps.add(stamp)
+                started += fragment <= 1
+            position = (position + size + 7) & ~7
+        return started
+
+    def _report_blank(self, blank: list[int]) -> None:
+        if not blank:
+            return
+        runs: list[tuple[int, int]] = []
+        for number in blank:
+            if runs and runs[-1][1] == number - 1:
+                runs[-1] = (runs[-1][0], number)
+            else:
+                runs.append((number, number))
+        for first, last in runs:
+            count = last - first + 1
+            self._problem(
+                f"{count} buffer(s) filled with a single byte value (zero or 0xFF), no events: "
+                "a log stopped before they were written, or wiped",
+                f"buffers {first}-{last} (bytes {first * self.buffer_size}-{(last + 1) * self.buffer_size})",
+                severity="note" if last == self.file_size // self.buffer_size - 1 else "warning",
+            )
+
+    def _events(
+        self, buffer: memoryview, used: int, number: int, offset: int, short: bool
+    ) -> Iterator[_Record]:
+        position = BUFFER_HEADER
+        unpack = _EVENT.unpack_from
+        prefix = _PDH_EVENT_HEADER + _FRAGMENT_PREFIX
+        while position + prefix <= used:
+            (size, header_type, _m, kind, _lvl, _ver, _t, _p, stamp, _g, _log, fragment, count) = unpack(
+                buffer, position
+            )
+            end = position + size
+            if header_type != _FULL_HEADER or size < prefix or end > used:
+                step = self._odd_event(buffer, used, number, offset + position, short)
+                if step is None:
+                    return
+                position += step
+                continue
+            data = buffer[position + prefix : end]
+            event_offset = offset + position
+            position = (end + 7) & ~7
+            partial = self._partial
+            if partial is None and fragment <= 1 and count <= 1:
+                yield _Record(kind, stamp, [data], number, event_offset)
+                continue
+            if (
+                partial is not None
+                and fragment == len(partial.parts) + 1
+                and partial.kind == kind
+                and count == partial.count
+            ):
+                partial.parts.append(data)
+                if len(partial.parts) == count:
+                    self._partial = None
+                    yield _Record(kind, partial.stamp, partial.parts, partial.buffer, partial.offset)
+                continue
+            record = self._assemble(kind, stamp, data, (fragment, count), (number, event_offset))
+            if record is not None:
+                yield record
+
+    def _odd_event(self, buffer: memoryview, used: int, number: int, at: int, short: bool) -> int | None:
+        """Bytes to step over a system-header event; None (after reporting) when the buffer ends here."""
+        position = at - number * self.buffer_size
+        size, header_type, _m, kind, *_rest, stamp, _g, _log, fragment, count = _EVENT.unpack_from(
+            buffer, position
+        )
+        where = f"buffer {number}, byte {at}"
+        if header_type in _SYSTEM_HEADERS:
+            system_size = struct.unpack_from("<H", buffer, position + 4)[0]
+            return max(8, (int(system_size) + 7) & ~7)
+        if header_type != _FULL_HEADER:
+            self._problem(
+                f"unknown event header type 0x{header_type:02X}; the rest of the buffer "
+                f"({used - position} bytes) is skipped",
+                where,
+            )
+        elif short and position + size > used:
+            starts_sample = kind == KIND_SAMPLE and fragment <= 1
+            self.samples_lost += starts_sample
+            what = f"sample at {_local_text(stamp)}" if starts_sample else "event"
+            self._problem(
+                f"{what} cut by the end of the file (fragment {fragment} of {count}); skipped",
+                where,
+                lost=int(starts_sample),
+            )
+        else:
+            self._problem(
+                f"event size {size} does not fit the buffer (used end {used}); "
+                f"the rest of the buffer ({used - position} bytes) is skipped",
+                where,
+            )
+        return None
+
+    def _assemble(
+        self, kind: int, stamp: int, data: memoryview, numbering: tuple[int, int], place: tuple[int, int]
+    ) -> _Record | None:
+        """Fragments out of the ordinary: a record's first, or one out of order (reported)."""
+        fragment, count = numbering
+        number, offset = place
+        partial = self._partial
+        if fragment <= 1:
+            if partial is not None:
+                self._drop(partial, "a new record starts before its last fragment")
+                self._partial = None
+            if count <= 1:
+                return _Record(kind, stamp, [data], number, offset)
+            self._partial = _Partial(kind, stamp, count, [data], number, offset)
+            return None
+        if partial is not None:
+            self._drop(partial, f"fragment {fragment} of {count} follows fragment {len(partial.parts)}")
+            self._partial = None
+            if partial.kind == kind and partial.count == count:
+                self._lost_stamps.add(stamp)  # most likely the rest of the record just dropped
+        # Count a lost sample once: not again for its later fragments, nor when the damaged
+        # buffer that held its first fragment already counted it.
+        sample = kind == KIND_SAMPLE and stamp not in self._lost_stamps
+        self._lost_stamps.add(stamp)
+        self.samples_lost += sample
+        self._problem(
+            f"fragment {fragment} of {count} of a record whose earlier fragments are missing; skipped",
+            f"buffer {number}, byte {offset}",
+            lost=int(sample),
+        )
+        return None
+
+    def _drop(self, partial: _Partial, why: str) -> None:
+        sample = partial.kind == KIND_SAMPLE
+        self._lost_stamps.add(partial.stamp)
+        if sample:
+            self.samples_lost += 1
+        what = "sample" if sample else f"record of kind {partial.kind}"
+        self._problem(
+            f"{what} at {_local_text(partial.stamp)} incomplete ({why}); skipped",
+            f"buffer {partial.buffer}, byte {partial.offset}",
+            lost=1 if sample else 0,
+        )
+
+
+def parse_log_header(head: bytes, source: str) -> BlgHeader:
+    """The log-file header of buffer 0; raises when the file is not a Vista+ binary log."""
+    for signature in _OLD_SIGNATURES:
+        if head.startswith(signature) or head[2:].startswith(signature):
+            raise UnsupportedFormatError(
+                source,
+                "an older (Windows XP / Server 2003) 'PDH-BIN' binary log; this reader handles the "
+                "Vista-and-later format only",
+                location="byte 0",
+                expected="convert it on Windows with 'relog FILE.blg -f csv -o FILE.csv' and read the CSV",
+            )
+    if len(head) < BUFFER_HEADER + 32 + 272:
+        raise CounterLogError(
+            source,
+            f"too short for a binary perfmon log ({len(head)} bytes)",
+            location="byte 0",
+            expected=EXPECTED_FILE,
+        )
+    buffer_size = _U32.unpack_from(head, 0)[0]
+    header_type = head[BUFFER_HEADER + 2]
+    if buffer_size < 1024 or buffer_size & (buffer_size - 1) or header_type not in _SYSTEM_HEADERS:
+        raise CounterLogError(
+            source,
+            "not a binary perfmon log (no event-trace buffer header / log-file header)",
+            location="byte 0",
+            expected=EXPECTED_FILE,
+            found=head[:16].hex(" "),
+        )
+    p = BUFFER_HEADER + 32
+    (size_again, version, build, cpus, end, _res, _max, _mode, written, _sb, pointer, lost, mhz) = (
+        struct.unpack_from("<IIIIQIIIIIIII", head, p)
+    )
+    if size_again != buffer_size or pointer not in (4, 8):
+        raise CounterLogError(
+            source,
+            f"log-file header inconsistent (buffer size {size_again} vs {buffer_size}, "
+            f"pointer size {pointer})",
+            location=f"byte {p}",
+            expected=EXPECTED_FILE,
+        )
+    shift = 8 if pointer == 8 else 0
+    if len(head) < p + 272 + shift:  # the 64-bit header is 8 bytes longer than the check above
+        raise CounterLogError(
+            source,
+            f"too short for a binary perfmon log with {pointer * 8}-bit pointers ({len(head)} bytes)",
+            location=f"byte {len(head)}",
+            expected=EXPECTED_FILE,
+        )
+    zone = p + 64 + shift
+    bias, standard_raw = struct.unpack_from("<i64s", head, zone)
+    daylight_raw = head[zone + 88 : zone + 152]
+    daylight_bias = _I32.unpack_from(head, zone + 168)[0]
+    boot, frequency, start, _clock, buffers_lost = struct.unpack_from("<QqQII", head, p + 240 + shift)
+    strings = head[p + 272 + shift :].decode("utf-16-le", errors="replace").split("\x00")
+    major, minor, sub, subminor = version & 0xFF, (version >> 8) & 0xFF, (version >> 16) & 0xFF, version >> 24
+    return BlgHeader(
+        buffer_size=buffer_size,
+        pointer_size=pointer,
+        os_version=f"{major}.{minor}.{sub}.{subminor}",
+        os_build=build,
+        processors=cpus,
+        cpu_mhz=mhz,
+        start=_utc(start),
+        end=_utc(end),
+        boot=_utc(boot),
+        perf_frequency=frequency,
+        buffers_written=written,
+        events_lost=lost,
+        buffers_lost=buffers_lost,
+        bias_minutes=bias,
+        standard_name=_utf16z(standard_raw),
+        daylight_name=_utf16z(daylight_raw),
+        daylight_bias=daylight_bias,
+        logger=strings[0] if strings else "",
+        log_file=strings[1] if len(strings) > 1 else "",
+    )
+
+
+# --- sample records: layouts ---------------------------------------------------------------------
+
+
+class _Malformed(Exception):
+    pass
+
+
+@dataclass
+class _Slot:
+    position: int
+    width: int  # 4 or 8; 0 = a constant
+
+
+@dataclass
+class _Layout:
+    length: int
+    words: np.ndarray[Any, np.dtype[np.int64]]  # 8-byte words holding structure
+    masks: np.ndarray[Any, np.dtype[np.uint64]]
+    template: np.ndarray[Any, np.dtype[np.uint64]]
+    slots: list[_Slot]
+    columns: np.ndarray[Any, np.dtype[np.int64]]  # global column of each layout column
+    first: np.ndarray[Any, np.dtype[np.int64]]  # slot of N per layout column
+    second: np.ndarray[Any, np.dtype[np.int64]]  # slot of D, -1 none
+    base: np.ndarray[Any, np.dtype[np.int64]]  # slot of B (multi count), -1 none
+    frequency: np.ndarray[Any, np.dtype[np.int64]]  # slot of F, -1 none, -2 = 10,000,000
+    groups: list[_Group]  # layout columns cooked together
+    uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
+    plan: list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]  # how _gather reads the slots
+    native: _NativePlan | None = None  # how the compiled engine reads and cooks them (built on first use)
+
+
+@dataclass
+class _NativePlan:
+    """A layout as flat arrays for ``_blgcook.cook``: slots, then cooked columns grouped by formula
+    (one branch pattern per group)."""
+
+    position: np.ndarray[Any, np.dtype[np.int64]]
+    width: np.ndarray[Any, np.dtype[np.int64]]
+    kind: np.ndarray[Any, np.dtype[np.int64]]
+    n: np.ndarray[Any, np.dtype[np.int64]]
+    d: np.ndarray[Any, np.dtype[np.int64]]
+    b: np.ndarray[Any, np.dtype[np.int64]]
+    f: np.ndarray[Any, np.dtype[np.int64]]
+    out: np.ndarray[Any, np.dtype[np.int64]]
+    member: np.ndarray[Any, np.dtype[np.int64]]  # layout column of each planned column
+
+
+# Formula codes of _blgcook.c (enum order there).
+_NATIVE_KIND = {
+    Formula.RAW: 0,
+    Formula.FRACTION: 1,
+    Formula.ELAPSED: 2,
+    Formula.RATE: 3,
+    Formula.TIMER: 4,
+    Formula.TIMER_INV: 5,
+    Formula.QUEUE: 6,
+    Formula.AVERAGE_TIMER: 7,
+    Formula.AVERAGE: 8,
+    Formula.SAMPLE_FRACTION: 9,
+    Formula.DELTA: 10,
+    Formula.MULTI_TIMER: 11,
+}
+
+
+def _native_plan(layout: _Layout) -> _NativePlan:
+    members = np.concatenate([g.members for g in layout.groups]) if layout.groups else np.zeros(0, np.int64)
+    kind = np.concatenate(
+        [np.full(len(g.members), _NATIVE_KIND[g.formula], np.int64) for g in layout.groups] or [members]
+    )
+    frequency = np.concatenate(
+        [np.full(len(g.members), g.frequency, np.int64) for g in layout.groups] or [members]
+    )
+    multi = kind == _NATIVE_KIND[Formula.MULTI_TIMER]
+    return _NativePlan(
+        position=np.array([s.position for s in layout.slots], dtype=np.int64),
+        width=np.array([s.width for s in layout.slots], dtype=np.int64),
+        kind=kind,
+        n=layout.first[members],
+        d=layout.second[members],
+        b=np.where(multi, layout.base[members], -1),
+        f=frequency,
+        out=layout.columns[members],
+        member=members,
+    )
+
+
+@dataclass
+class _Group:
+    """Layout columns with one formula and the same clocks: a clock is one slot for all of them."""
+
+    formula: Formula
+    members: np.ndarray[Any, np.dtype[np.int64]]  # layout columns
+    clock: int  # slot of a shared D (a time), or -1 when each column has its own (a base)
+    frequency: int  # slot of F, -1 none, -2 = 10,000,000
+
+
+@dataclass
+class _Object:
+    name: str
+    instances: list[tuple[str | None, int, int]]  # (display name, counter block offset, length)
+    definitions: list[tuple[int, int, int, int, int]]  # (name index, type, size, offset, scale)
+    object_time: int  # record offset of the object's PerfTime
+    object_frequency: int
+
+
+class _Columns:
+    """Every counter column seen so far, numbered in order of first appearance."""
+
+    def __init__(self, selector: Selector) -> None:
+        self.selector = selector
+        self.by_key: dict[tuple[str, str, str | None, str, int], int] = {}
+        self.list: list[BlgColumn] = []
+        self.unselected: set[tuple[str, str, str | None, str, int]] = set()
+
+    def column(self, key: tuple[str, str, str | None, str, int], type_code: int, scale: int) -> int | None:
+        """The column of (machine, object, instance, counter, occurrence); None when not selected."""
+        machine, obj, instance, counter, _occurrence = key
+        found = self.by_key.get(key)
+        if found is not None:
+            return found
+        if key in self.unselected:
+            return None
+        path = f"\\\\{machine}\\{obj}" + (f"({instance})" if instance is not None else "") + f"\\{counter}"
+        if not self.selector.wants(path):
+            self.unselected.add(key)
+            return None
+        index = len(self.list)
+        cooked = type_code in KNOWN
+        self.list.append(BlgColumn(index, path, machine, obj, instance, counter, type_code, scale, cooked))
+        self.by_key[key] = index
+        return index
+
+
+class Selector:
+    """``--counters`` patterns: perfmon paths with ``*`` and ``?``; the machine part is optional."""
+
+    def __init__(self, patterns: Sequence[str] | None) -> None:
+        self.patterns = [self._compile(p) for p in patterns or []]
+
+    @staticmethod
+    def _compile(pattern: str) -> re.Pattern[str]:
+        text = pattern.strip()
+        if not text.startswith("\\\\"):
+            text = "\\\\*" + (text if text.startswith("\\") else "\\" + text)
+        return re.compile(fnmatch.translate(text.replace("[", "[[]")), re.IGNORECASE)
+
+    def wants(self, path: str) -> bool:
+        """Does a counter path match one of the patterns (always, when there are none)?"""
+        return not self.patterns or any(p.match(path) for p in self.patterns)
+
+
+class _Layouts:
+    """Turns a sample record into its layout: parsed once, reused while the structure holds."""
+
+    def __init__(self, source: str, columns: _Columns, names: dict[str, dict[int, str]]) -> None:
+        self.source = source
+        self.columns = columns
+        self.names = names
+        self.problems: list[Problem] = []
+        self._reported: set[tuple[str, ...]] = set()
+
+    def _once(self, key: tuple[str, ...], message: str, location: str) -> None:
+        if key not in self._reported:
+            self._reported.add(key)
+            self.problems.append(Problem(self.source, message, location=location))
+
+    def parse(self, record: bytes, where: str) -> _Layout:
+        if len(record) < 8 or record[:4] != _CONTAINER_TAG:
+            raise _Malformed(
+                "sample record does not start with the container tag 42 4C 03 00 "
+                f"(found {record[:4].hex(' ')})"
+            )
+        total = _U32.unpack_from(record, 4)[0]
+        if not 8 <= total <= len(record):
+            raise _Malformed(f"sample record length {total} outside 8..{len(record)}")
+        built = _Builder()
+        position = 8
+        while position < total:
+            if record[position : position + 4] != _OBJECT_TAG or position + 8 > total:
+                raise _Malformed(f"object sub-record tag expected at record byte {position}")
+            length = _U32.unpack_from(record, position + 4)[0]
+            if length < 8 + _BLOCK.size or position + length > total:
+                raise _Malformed(f"object sub-record at record byte {position} has length {length}")
+            for obj, block in self._objects(record, position + 8, position + length, built.variable):
+                self._columns_of(obj, block, where, built)
+            position += length
+        return built.layout(record[:total])
+
+    def _objects(
+        self, record: bytes, start: int, end: int, variable: list[tuple[int, int]]
+    ) -> Iterator[tuple[_Object, tuple[str, int]]]:
+        (
+            signature,
+            _le,
+            _version,
+            _rev,
+            total,
+            header,
+            count,
+            _default,
+            _systime,
+            _pt,
+            _pf,
+            _p100,
+            name_len,
+            name_off,
+        ) = _BLOCK.unpack_from(record, start)
+        if signature != _PERF_SIGNATURE or total != end - start or header > total:
+            raise _Malformed(
+                f"PERF_DATA_BLOCK at record byte {start}: signature {signature!r}, length {total} "
+                f"(sub-record holds {end - start})"
+            )
+        machine = (
+            record[start + name_off : start + name_off + name_len]
+            .decode("utf-16-le", "replace")
+            .rstrip("\x00")
+        )
+        variable.append((start + 36, start + 64))  # SystemTime, padding, PerfTime
+        variable.append((start + 72, start + 80))  # PerfTime100nSec
+        block = (machine, start)
+        position = start + header
+        for _ in range(count):
+            if position + _OBJECT.size > end:
+                raise _Malformed(f"object header at record byte {position} runs past its block")
+            (
+                o_total,
+                definition_len,
+                header_len,
+                name_index,
+                _n,
+                _h,
+                _hh,
+                _detail,
+                n_counters,
+                _dc,
+                n_instances,
+                _cp,
+                _opt,
+                _opf,
+            ) = _OBJECT.unpack_from(record, position)
+            if position + o_total > end or header_len > definition_len or definition_len > o_total:
+                raise _Malformed(
+                    f"object at record byte {position}: lengths {o_total}/{definition_len}/{header_len}"
+                )
+            variable.append((position + 48, position + 56))
+            definitions = []
+            d = position + header_len
+            for _ in range(n_counters):
+                byte_length, c_index, _s, _help, _hs, scale, _det, c_type, c_size, c_offset = (
+                    _DEFINITION.unpack_from(record, d)
+                )
+                if byte_length < _DEFINITION.size or d + byte_length > position + definition_len:
+                    raise _Malformed(f"counter definition at record byte {d} has length {byte_length}")
+                definitions.append((c_index, c_type, c_size, c_offset, scale))
+                d += byte_length
+            name = self._name(machine, name_index)
+            instances: list[tuple[str | None, int, int]] = []
+            p = position + definition_len
+            object_end = position + o_total
+            if n_instances < 0:
+                block_len = self._counter_block(record, p, object_end, variable)
+                instances.append((None, p, block_len))
+                p += block_len
+            else:
+                seen: dict[str, int] = {}
+                for _ in range(n_instances):
+                    if p + _INSTANCE.size > object_end:
+                        raise _Malformed(f"instance definition at record byte {p} runs past its object")
+                    i_len, parent_index, parent_instance, _uid, name_offset, name_length = (
+                        _INSTANCE.unpack_from(record, p)
+                    )
+                    if i_len < _INSTANCE.size or p + i_len > object_end or name_offset + name_length > i_len:
+                        raise _Malformed(f"instance definition at record byte {p} has length {i_len}")
+                    text = record[p + name_offset : p + name_offset + name_length].decode(
+                        "utf-16-le", "replace"
+                    )
+                    text = text.split("\x00", 1)[0]
+                    if parent_index:
+                        text = f"{self._name(machine, parent_index)}#{parent_instance}/{text}"
+                    occurrence = seen.get(text, 0)
+                    seen[text] = occurrence + 1
+                    display = text if occurrence == 0 else f"{text}#{occurrence}"
+                    block_at = p + i_len
+                    block_len = self._counter_block(record, block_at, object_end, variable)
+                    instances.append((display, block_at, block_len))
+                    p = block_at + block_len
+            yield (
+                _Object(name, instances, definitions, position + 48, position + 56),
+                block,
+            )
+            position = object_end
+
+    @staticmethod
+    def _counter_block(record: bytes, at: int, end: int, variable: list[tuple[int, int]]) -> int:
+        if at + 4 > end:
+            raise _Malformed(f"counter block at record byte {at} runs past its object")
+        length = _U32.unpack_from(record, at)[0]
+        if length < 4 or at + length > end:
+            raise _Malformed(f"counter block at record byte {at} has length {length}")
+        variable.append((at + 4, at + length))
+        return int(length)
+
+    def _name(self, machine: str, index: int) -> str:
+        table = self.names.get(machine.casefold())
+        if table is None and self.names:
+            table = next(iter(self.names.values()))
+        name = table.get(index) if table else None
+        if name is None:
+            self._once(
+                ("name", machine, str(index)),
+                f"title index {index} is not in the log's name table; shown as '#{index}'",
+                f"machine {machine}",
+            )
+            return f"#{index}"
+        return name
+
+    def _columns_of(self, obj: _Object, block: tuple[str, int], where: str, built: _Builder) -> None:
+        machine, block_start = block
+        definitions = obj.definitions
+        occurrences: dict[str, int] = {}
+        for k, (name_index, code, size, offset, scale) in enumerate(definitions):
+            if is_base(code):
+                continue
+            counter = self._name(machine, name_index)
+            occurrence = occurrences.get(counter, 0)
+            occurrences[counter] = occurrence + 1
+            if size not in (4, 8):
+                self._once(
+                    ("size", obj.name, counter),
+                    f"{obj.name}\\{counter}: counter size {size} (type {type_name(code)}) "
+                    "has no numeric value; not read",
+                    where,
+                )
+                continue
+            kind: CounterType | None = KNOWN.get(code)
+            next_def = definitions[k + 1] if k + 1 < len(definitions) else None
+            needs_base = kind is not None and (kind.second is Second.BASE or kind.multi)
+            if needs_base and (next_def is None or not is_base(next_def[1]) or next_def[2] not in (4, 8)):
+                self._once(
+                    ("base", obj.name, counter),
+                    f"{obj.name}\\{counter} ({kind.name if kind else code}): the base definition that must "
+                    "follow it is missing; raw values kept, not cooked",
+                    where,
+                )
+                kind = None
+            if code not in KNOWN:
+                self._once(
+                    ("type", obj.name, counter),
+                    f"{obj.name}\\{counter}: counter type {type_name(code)} is not cooked by this reader "
+                    f"({NOT_COOKED.get(code, 'unknown type')}); its raw values are kept, the displayed "
+                    "value is left empty",
+                    where,
+                )
+            last = max(offset + size, next_def[3] + next_def[2] if needs_base and next_def is not None else 0)
+            for instance, at, length in obj.instances:
+                if last > length:
+                    raise _Malformed(
+                        f"{obj.name}\\{counter}: value at offset {offset} (size {size}) lies outside the "
+                        f"{length}-byte counter block at record byte {at}"
+                    )
+                column = self.columns.column((machine, obj.name, instance, counter, occurrence), code, scale)
+                if column is not None:
+                    base = (at + next_def[3], next_def[2]) if needs_base and next_def is not None else None
+                    built.add(
+                        column,
+                        kind=kind,
+                        value=(at + offset, size),
+                        base=base,
+                        obj=obj,
+                        block_start=block_start,
+                    )
+
+
+@dataclass
+class _Builder:
+    """Collects a layout's variable byte ranges, value slots and columns while a record is parsed."""
+
+    variable: list[tuple[int, int]] = field(default_factory=list)
+    slots: list[_Slot] = field(default_factory=list)
+    slot_index: dict[tuple[int, int], int] = field(default_factory=dict)
+    columns: list[int] = field(default_factory=list)
+    first: list[int] = field(default_factory=list)
+    second: list[int] = field(default_factory=list)
+    base: list[int] = field(default_factory=list)
+    frequency: list[int] = field(default_factory=list)
+    formulas: list[Formula | None] = field(default_factory=list)
+    shared_clock: list[bool] = field(default_factory=list)
+
+    def slot(self, position: int, width: int) -> int:
+        key = (position, width)
+        found = self.slot_index.get(key)
+        if found is None:
+            found = self.slot_index[key] = len(self.slots)
+            self.slots.append(_Slot(position, width))
+        return found
+
+    def add(
+        self,
+        column: int,
+        *,
+        kind: CounterType | None,
+        value: tuple[int, int],
+        base: tuple[int, int] | None,
+        obj: _Object,
+        block_start: int,
+    ) -> None:
+        """One column: where its N, D, B and F sit in the record (``value``/``base``: position, width)."""
+        self.columns.append(column)
+        self.first.append(self.slot(*value))
+        second = multi = frequency = -1
+        if kind is not None:
+            if base is not None:
+                if kind.multi:
+                    multi = self.slot(*base)
+                else:
+                    second = self.slot(*base)
+            if kind.second is Second.PERF_TIME:
+                second = self.slot(block_start + 56, 8)
+            elif kind.second is Second.TIME_100NS:
+                second = self.slot(block_start + 72, 8)
+            elif kind.second is Second.OBJECT_TIME:
+                second = self.slot(obj.object_time, 8)
+            if kind.formula in (Formula.RATE, Formula.AVERAGE_TIMER):
+                frequency = self.slot(block_start + 64, 8)
+            elif kind.formula is Formula.ELAPSED:
+                frequency = self.slot(obj.object_frequency, 8)
+            elif kind.second is Second.TIME_100NS:
+                frequency = -2
+        self.second.append(second)
+        self.shared_clock.append(kind is not None and kind.second not in (Second.BASE, Second.NONE))
+        self.base.append(multi)
+        self.frequency.append(frequency)
+        self.formulas.append(kind.formula if kind is not None else None)
+
+    def layout(self, record: bytes) -> _Layout:
+        groups: dict[tuple[Formula, int, int], list[int]] = {}
+        for i, formula in enumerate(self.formulas):
+            if formula is not None:
+                clock = self.second[i] if self.shared_clock[i] else -1
+                groups.setdefault((formula, clock, self.frequency[i]), []).append(i)
+        words, masks, template = _structure(record, self.variable)
+        return _Layout(
+            length=len(record),
+            words=words,
+            masks=masks,
+            template=template,
+            slots=self.slots,
+            columns=np.array(self.columns, dtype=np.int64),
+            first=np.array(self.first, dtype=np.int64),
+            second=np.array(self.second, dtype=np.int64),
+            base=np.array(self.base, dtype=np.int64),
+            frequency=np.array(self.frequency, dtype=np.int64),
+            groups=[
+                _Group(f, np.array(v, dtype=np.int64), clock, freq) for (f, clock, freq), v in groups.items()
+            ],
+            uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
+            plan=_gather_plan(self.slots),
+        )
+
+
+def _structure(
+    record: bytes, variable: list[tuple[int, int]]
+) -> tuple[
+    np.ndarray[Any, np.dtype[np.int64]],
+    np.ndarray[Any, np.dtype[np.uint64]],
+    np.ndarray[Any, np.dtype[np.uint64]],
+]:
+    """The 8-byte words of a record that hold structure, their byte masks and their values."""
+    stride = _stride(len(record))
+    fixed = np.ones(stride, dtype=np.uint8) * 0xFF
+    fixed[len(record) :] = 0
+    for start, end in variable:
+        fixed[start:end] = 0
+    masks = fixed.view(np.uint64)
+    words = np.flatnonzero(masks).astype(np.int64)
+    padded = np.zeros(stride, dtype=np.uint8)
+    padded[: len(record)] = np.frombuffer(record, dtype=np.uint8)
+    template = padded.view(np.uint64)[words] & masks[words]
+    return words, masks[words].copy(), template
+
+
+def _stride(length: int) -> int:
+    return (length + 7) & ~7
+
+
+# --- decoding batches ----------------------------------------------------------------------------
+
+
+class _Decoder:
+    """Cooks runs of sample records that share a layout; keeps the previous raw values between runs."""
+
+    def __init__(self, layouts: _Layouts, *, values: bool = True, native: bool = False) -> None:
+        self.layouts = layouts
+        self.native = native
+        self.stacker = _Stacker()
+        self.values = values
+        self.layout: _Layout | None = None
+        self.prev_first = np.zeros(0, dtype=np.int64)
+        self.prev_second = np.zeros(0, dtype=np.int64)
+        self.prev_ok = np.zeros(0, dtype=bool)
+        self.problems: list[Problem] = []
+        self.samples = 0
+        self.samples_lost = 0
+        self.window: _Window | None = None
+
+    def _grow(self, width: int) -> None:
+        if width > len(self.prev_ok):
+            extra = width - len(self.prev_ok)
+            self.prev_first = np.concatenate([self.prev_first, np.zeros(extra, np.int64)])
+            self.prev_second = np.concatenate([self.prev_second, np.zeros(extra, np.int64)])
+            self.prev_ok = np.concatenate([self.prev_ok, np.zeros(extra, bool)])
+
+    def decode(self, records: list[_Record]) -> Iterator[BlgBatch]:
+        """Batches for consecutive sample records (damaged ones reported and skipped).
+
+        Records of one length are stacked once; each run of rows whose structure matches the
+        current layout is cooked in one go. A row that does not match is parsed as a new layout.
+        """
+        whole = []
+        lengths = []
+        for record in records:
+            declared = _declared_length(record.head(8))
+            if declared and declared > record.size:
+                self.damaged(record, f"it declares {declared} bytes but holds {record.size}")
+            else:
+                whole.append(record)
+                lengths.append(declared)
+        records = whole
+        start = 0
+        while start < len(records):
+            length = lengths[start]
+            stop = start + 1
+            while stop < len(records) and lengths[stop] == length:
+                stop += 1
+            group = records[start:stop]
+            matrix = self.stacker.stack(group, length, native=self.native) if length else None
+            row = 0
+            while row < len(group):
+                layout = self.layout
+                if (
+                    matrix is None
+                    or layout is None
+                    or layout.length != length
+                    or not _same(layout, matrix[row : row + 1], native=self.native)[0]
+                ):
+                    try:
+                        layout = self.layout = self.layouts.parse(group[row].data, _where(group[row]))
+                    except (_Malformed, struct.error) as exc:
+                        self.damaged(group[row], str(exc))
+                        row += 1
+                        continue
+                assert matrix is not None
+                same = _same(layout, matrix[row + 1 :], native=self.native)
+                run = 1 + (int(np.argmin(same)) if not same.all() else len(same))
+                yield self._cook(layout, group[row : row + run], matrix[row : row + run])
+                row += run
+            start = stop
+
+    def _cook(
+        self, layout: _Layout, records: list[_Record], matrix: np.ndarray[Any, np.dtype[np.uint8]]
+    ) -> BlgBatch:
+        n = len(records)
+        stamps = np.array([r.stamp for r in records], dtype=np.int64)
+        if not self.values:
+            self.samples += n
+            return BlgBatch(stamps, np.zeros((n, 0)))
+        width = len(self.layouts.columns.list)
+        self._grow(width)
+        cols = layout.columns
+        first_ok = self.prev_ok[cols]
+        # The previous sample's raw values, slot by slot. A clock slot is shared by many columns:
+        # only those present in the previous sample know its previous value (a column that just
+        # appeared holds a stale or zero one, which would wreck every rate of the first row).
+        has_second = layout.second >= 0
+        prev_row = np.zeros(len(layout.slots), dtype=np.int64)
+        prev_row[layout.first] = self.prev_first[cols]
+        known = has_second & first_ok
+        prev_row[layout.second[known]] = self.prev_second[cols[known]]
+        complete = len(cols) == width and not len(layout.uncooked)
+        values_out = np.empty((n, width)) if complete else np.full((n, width), np.nan)
+        if self.native:
+            current, last = self._cook_native(layout, matrix, prev_row, first_ok, values_out)
+        else:
+            current = self._cook_numpy(layout, matrix, prev_row, first_ok, values_out)
+            last = current[-1]
+        if self.window is not None:
+            self.window.update(layout, stamps, current, values_out)
+        self.prev_ok[:] = False
+        self.prev_ok[cols] = True
+        self.prev_first[cols] = last[layout.first]
+        self.prev_second[cols[has_second]] = last[layout.second[has_second]]
+        self.samples += n
+        batch = BlgBatch(stamps, values_out)
+        batch.uncooked_columns = cols[layout.uncooked]
+        batch.uncooked_values = (
+            current[:, layout.first[layout.uncooked]]
+            if self.window is not None or not self.native
+            else current
+        )
+        return batch
+
+    def _cook_native(
+        self,
+        layout: _Layout,
+        matrix: np.ndarray[Any, np.dtype[np.uint8]],
+        prev_row: np.ndarray[Any, np.dtype[np.int64]],
+        first_ok: np.ndarray[Any, np.dtype[np.bool_]],
+        out: np.ndarray[Any, np.dtype[np.float64]],
+    ) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
+        """Gather and cook in one compiled pass. Returns (raw values kept, last row of raw values):
+        every slot when a window needs them, else the uncooked columns' values."""
+        assert _blgcook is not None
+        plan = layout.native
+        if plan is None:
+            plan = layout.native = _native_plan(layout)
+        slots = len(layout.slots)
+        keep = np.arange(slots) if self.window is not None else layout.first[layout.uncooked]
+        kept = np.empty((len(matrix), len(keep)), dtype=np.int64)
+        last = np.empty(slots, dtype=np.int64)
+        _blgcook.cook(
+            matrix,
+            len(matrix),
+            matrix.shape[1],
+            plan.position,
+            plan.width,
+            prev_row,
+            plan.kind,
+            plan.n,
+            plan.d,
+            plan.b,
+            plan.f,
+            plan.out,
+            first_ok[plan.member].astype(np.uint8),
+            out,
+            out.shape[1],
+            keep,
+            kept,
+            last,
+        )
+        return kept, last
+
+    def _cook_numpy(
+        self,
+        layout: _Layout,
+        matrix: np.ndarray[Any, np.dtype[np.uint8]],
+        prev_row: np.ndarray[Any, np.dtype[np.int64]],
+        first_ok: np.ndarray[Any, np.dtype[np.bool_]],
+        values_out: np.ndarray[Any, np.dtype[np.float64]],
+    ) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """NumPy engine: one take per value width, one diff, one formula group at a time.
+        Returns the raw values of every slot of every row."""
+        n = len(matrix)
+        cols = layout.columns
+        # Raw values of every slot, with the previous sample's row on top: movements are one diff.
+        rows = np.empty((n + 1, len(layout.slots)), dtype=np.int64)
+        _gather(matrix, layout, out=rows[1:])
+        rows[0] = prev_row
+        movement = np.diff(rows, axis=0)
+        current = rows[1:]
+        for group in layout.groups:
+            members = group.members
+            firsts = layout.first[members]
+            if group.frequency == -2:
+                frequency: Any = float(_TICKS_100NS)
+            elif group.frequency >= 0:
+                frequency = current[:, group.frequency : group.frequency + 1]
+            else:
+                frequency = None
+            d1: np.ndarray[Any, np.dtype[np.int64]] | None = None
+            dd: np.ndarray[Any, np.dtype[np.int64]] | None = None
+            if group.clock >= 0:
+                d1 = current[:, group.clock : group.clock + 1]
+                dd = movement[:, group.clock : group.clock + 1]
+            elif (layout.second[members] >= 0).all():
+                d1 = current[:, layout.second[members]]
+                dd = movement[:, layout.second[members]]
+            two = KNOWN_TWO_SAMPLE[group.formula]
+            values = cook_deltas(
+                group.formula,
+                n1=None if two else current[:, firsts],
+                dn=movement[:, firsts] if two else None,
+                d1=d1,
+                dd=dd,
+                f=frequency,
+                b1=current[:, layout.base[members]]
+                if (layout.base[members] >= 0).all() and group.formula is Formula.MULTI_TIMER
+                else None,
+            )
+            if two:
+                values[0, ~first_ok[members]] = np.nan
+            values_out[:, cols[members]] = values
+        return current
+
+    def damaged(self, record: _Record, why: str) -> None:
+        self.samples_lost += 1
+        self.problems.append(
+            Problem(
+                self.layouts.source,
+                f"sample at {_local_text(record.stamp)} is damaged ({why}); skipped",
+                location=_where(record),
+                lost=1,
+            )
+        )
+
+
+def _declared_length(head: bytes) -> int:
+    """The container's own length, when the record starts like a sample; 0 otherwise."""
+    if len(head) < 8 or head[:4] != _CONTAINER_TAG:
+        return 0
+    return int(_U32.unpack_from(head, 4)[0])
+
+
+def _same(
+    layout: _Layout, matrix: np.ndarray[Any, np.dtype[np.uint8]], *, native: bool = False
+) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Which rows have exactly the layout's structure (all structure bytes compared at once)."""
+    if native:
+        assert _blgcook is not None
+        equal = np.empty(len(matrix), dtype=np.bool_)
+        _blgcook.same(
+            matrix, len(matrix), matrix.shape[1], layout.words, layout.template, layout.masks, equal
+        )
+        return equal
+    words = matrix.view(np.uint64)
+    differs = ((words[:, layout.words] ^ layout.template) & layout.masks).any(axis=1)
+    return np.asarray(~differs)
+
+
+def _where(record: _Record) -> str:
+    return f"buffer {record.buffer}, byte {record.offset}"
+
+
+class _Stacker:
+    """Stacks records of one declared length as rows (padded to 8 bytes) in a buffer that is reused,
+    so each batch costs one copy of its bytes and no fresh pages."""
+
+    def __init__(self) -> None:
+        self.buffer = np.zeros(0, dtype=np.uint8)
+
+    def stack(
+        self, records: list[_Record], length: int, *, native: bool = False
+    ) -> np.ndarray[Any, np.dtype[np.uint8]]:
+        stride = _stride(length)
+        size = stride * len(records)
+        if len(self.buffer) < size:
+            self.buffer = np.empty(size, dtype=np.uint8)
+        out = self.buffer[:size]
+        if native:
+            assert _blgcook is not None
+            _blgcook.stack([r.parts for r in records], length, stride, out)
+            return out.reshape(len(records), stride)
+        row = 0
+        for record in records:
+            position = row
+            end = row + length
+            for part in record.parts:
+                take = min(len(part), end - position)
+                out[position : position + take] = np.frombuffer(part, dtype=np.uint8, count=take)
+                position += take
+                if position == end:
+                    break
+            out[position : row + stride] = 0  # a short record is padded here, then rejected
+            row += stride
+        return out.reshape(len(records), stride)
+
+
+def _gather_plan(slots: list[_Slot]) -> list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
+    """For each value width and byte alignment: (dtype, alignment, slots, word index in a row)."""
+    positions = np.fromiter((s.position for s in slots), dtype=np.int64, count=len(slots))
+    widths = np.fromiter((s.width for s in slots), dtype=np.int64, count=len(slots))
+    plan = []
+    for width, dtype in ((8, "<i8"), (4, "<u4")):
+        chosen = np.flatnonzero(widths == width)
+        residues = positions[chosen] % width
+        for residue in np.unique(residues):
+            members = chosen[residues == residue]
+            plan.append((dtype, int(residue), members, (positions[members] - residue) // width))
+    return plan
+
+
+def _gather(
+    matrix: np.ndarray[Any, np.dtype[np.uint8]], layout: _Layout, *, out: np.ndarray[Any, np.dtype[np.int64]]
+) -> None:
+    """Every slot of every row as int64 (DWORDs unsigned): one take per value width and alignment."""
+    stride = matrix.shape[1]
+    for dtype, residue, members, words in layout.plan:
+        width = np.dtype(dtype).itemsize
+        view = matrix[:, residue : residue + (stride - residue) // width * width].view(dtype)
+        out[:, members] = np.take(view, words, axis=1, mode="clip")
+
+
+# --- the file ------------------------------------------------------------------------------------
+
+
+class BlgFile:
+    """An open .blg: its header, and its samples as a stream of batches.
+
+    ``engine``: "native" (the compiled gather-and-cook pass), "numpy", or "auto" (native when
+    built); None = the module's ``ENGINE``. Both give the same values, NaN for the same cells.
+    """
+
+    def __init__(self, path: str | Path, *, engine: str | None = None) -> None:
+        chosen = ENGINE if engine is None else engine
+        if chosen not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, not {chosen!r}")
+        if chosen == "native" and _blgcook is None:
+            raise ValueError("the compiled .blg engine was not built (no C compiler at install)")
+        self.native = chosen != "numpy" and _blgcook is not None
+        self.path = Path(path)
+        self.source = str(self.path)
+        try:
+            self._stream: IO[bytes] = self.path.open("rb")
+        except OSError as exc:
+            raise CounterLogError(self.source, f"cannot open: {exc.strerror}") from None
+        size = self.path.stat().st_size
+        try:
+            self._container = _Container(self._stream, self.source, size)
+        except BaseException:
+            self._stream.close()
+            raise
+        self.header = self._container.header
+        self.names: dict[str, dict[int, str]] = {}
+        self.machine_names: list[str] = []
+        self.catalog: Catalog | None = None
+        self.problems: list[Problem] = []
+        self.columns: list[BlgColumn] = []
+        self.samples_read = 0
+        self.samples_lost = 0
+        self.utc_offset_minutes: int | None = None
+
+    def close(self) -> None:
+        """Close the file."""
+        self._stream.close()
+
+    def __enter__(self) -> BlgFile:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def batches(
+        self,
+        *,
+        counters: Sequence[str] | None = None,
+        values: bool = True,
+        batch_bytes: int = _BATCH_BYTES,
+        window: _Window | None = None,
+    ) -> Iterator[BlgBatch]:
+        """Decode the whole log; ``columns``, ``problems`` and the counts are final when it ends.
+
+        ``values=False`` walks the structure only (columns, sample count, damage) without cooking.
+        ``window`` (see :func:`window_averages`) keeps the raw values at each column's window ends.
+        """
+        self.problems = []
+        registry = _Columns(Selector(counters))
+        self.columns = registry.list
+        self.names = {}
+        layouts = _Layouts(self.source, registry, self.names)
+        decoder = _Decoder(layouts, values=values, native=self.native)
+        decoder.window = window
+        container = self._container
+        container.problems = []
+        container.samples_lost = 0
+        pending: list[_Record] = []
+        pending_bytes = 0
+        offsets_seen = False
+        for record in container.records():
+            if record.kind == -1:
+                continue
+            if record.kind == KIND_SAMPLE:
+                if not 0 < record.stamp < _LAST_FILETIME:
+                    decoder.damaged(
+                        record, f"its time stamp (FILETIME {record.stamp}) is outside the calendar"
+                    )
+                    continue
+                if not offsets_seen:
+                    offsets_seen = True
+                    self.utc_offset_minutes = self._utc_offset(record)
+                    if window is not None:
+                        window.resolve(self.utc_offset_minutes)
+                pending.append(record)
+                pending_bytes += record.size
+                if pending_bytes >= batch_bytes:
+                    yield from decoder.decode(pending)
+                    pending, pending_bytes = [], 0
+                continue
+            if pending:
+                yield from decoder.decode(pending)
+                pending, pending_bytes = [], 0
+            self._other_record(record)
+        if pending:
+            yield from decoder.decode(pending)
+        self.samples_read = decoder.samples
+        self.samples_lost = container.samples_lost + decoder.samples_lost
+        offset_problems = [p for p in self.problems if "UTC offset" in p.message]
+        self.problems = (
+            offset_problems + container.problems + layouts.problems + decoder.problems + self._catalog_check()
+        )
+
+    def _other_record(self, record: _Record) -> None:
+        if record.kind == KIND_NAMES:
+            self._name_table(record)
+        elif record.kind == KIND_CATALOG:
+            if len(record.data) >= 24:
+                first, last, samples, objects = struct.unpack_from("<QQII", record.data, 0)
+                self.catalog = Catalog(first, last, samples, objects)
+        elif record.kind != KIND_PATHS:
+            self._container.problems.append(
+                Problem(
+                    self.source,
+                    f"record of unknown kind {record.kind} ({len(record.data)} bytes) skipped",
+                    location=_where(record),
+                    severity="note",
+                )
+            )
+
+    def _name_table(self, record: _Record) -> None:
+        text = record.data.decode("utf-16-le", errors="replace")
+        strings = text.split("\x00")
+        if not strings or not strings[0]:
+            return
+        machine = strings[0].lstrip("\\")
+        table = self.names.setdefault(machine.casefold(), {})
+        if machine not in self.machine_names:
+            self.machine_names.append(machine)
+        pairs = strings[1:]
+        for number, name in zip(pairs[0::2], pairs[1::2], strict=False):
+            # ASCII digits only: one flipped bit turns '2' (0x32) into '²' (0xB2), which
+            # str.isdigit() accepts and int() refuses; such an entry is damage, skipped.
+            index = ascii_int(number)
+            if index is not None:
+                table[index] = name
+
+    def _utc_offset(self, record: _Record) -> int | None:
+        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock,
+        else the time-zone header (whose daylight rule this reader does not evaluate)."""
+        data = record.data
+        if len(data) >= 16 + 80 and data[16:24] == _PERF_SIGNATURE:
+            utc_100ns = struct.unpack_from("<q", data, 16 + 72)[0]
+            derived = round((record.stamp - utc_100ns) / 600_000_000 / 15) * 15
+            if abs(derived) <= 14 * 60:
+                return int(derived)
+        self.problems.append(
+            Problem(
+                self.source,
+                "the first sample's clocks do not give its UTC offset; the time-zone header's bias "
+                f"({self.header.bias_minutes} min, daylight saving not applied) is used",
+                location=_where(record),
+            )
+        )
+        return -self.header.bias_minutes
+
+    def _catalog_check(self) -> list[Problem]:
+        if self.catalog is None:
+            return [
+                Problem(
+                    self.source,
+                    "no closing catalog record: the log was not closed (collector stopped or file copied "
+                    "while open); the samples alone are read",
+                    severity="note",
+                )
+            ]
+        expected = self.catalog.samples
+        if expected != self.samples_read:
+            return [
+                Problem(
+                    self.source,
+                    f"the closing catalog lists {expected} sample(s); {self.samples_read} were read",
+                    location="closing catalog",
+                    lost=max(0, expected - self.samples_read),
+                )
+            ]
+        return []
+
+
+# --- exact averages over a window ----------------------------------------------------------------
+
+
+class _Window:
+    """Streaming state of window averages, per column: the raw values (N, D, B, F) at its first
+    and last sample inside the window, its cooked values' count and sum, and what breaks a
+    first/last average (a reset: the instance vanished and returned; a raw value that went
+    backwards). Memory follows the number of columns, not the number of samples."""
+
+    def __init__(self, begin: datetime | None, end: datetime | None) -> None:
+        self.bounds = (begin, end)
+        self.low, self.high = -(2**63), 2**63 - 1  # local FILETIME, once the UTC offset is known
+        self.samples = 0  # samples inside the window
+        self.first_stamp = 0
+        self.last_stamp = 0
+        self.ends = np.zeros((2, 4, 0), dtype=np.int64)  # (first/last, N/D/B/F, column)
+        self.at = np.zeros((2, 0), dtype=np.int64)  # window sample index of each end, -1 = none
+        self.stamps = np.zeros((2, 0), dtype=np.int64)
+        self.why = np.zeros(0, dtype=np.int64)
+        self.uncooked = np.zeros(0, dtype=bool)
+        self.count = np.zeros(0, dtype=np.int64)  # samples where the column is present
+        self.cooked = np.zeros(0, dtype=np.int64)  # of which with a cooked value
+        self.total = np.zeros(0, dtype=np.float64)  # sum of those cooked values
+        self.lead = np.zeros(0, dtype=np.float64)  # cooked value at the column's first sample
+
+    def resolve(self, offset_minutes: int | None) -> None:
+        """Window bounds as the samples' local FILETIME: naive times are the log's local time."""
+        shift = timedelta(minutes=offset_minutes or 0)
+
+        def local(moment: datetime) -> int:
+            if moment.tzinfo is not None:
+                moment = moment.astimezone(UTC).replace(tzinfo=None) + shift
+            return (moment - _FILETIME_EPOCH) // timedelta(microseconds=1) * 10
+
+        begin, end = self.bounds
+        if begin is not None:
+            self.low = local(begin)
+        if end is not None:
+            self.high = local(end)
+
+    def _grow(self, width: int) -> None:
+        extra = width - len(self.why)
+        if extra <= 0:
+            return
+        self.ends = np.concatenate([self.ends, np.zeros((2, 4, extra), np.int64)], axis=2)
+        self.at = np.concatenate([self.at, np.full((2, extra), -1, np.int64)], axis=1)
+        self.stamps = np.concatenate([self.stamps, np.zeros((2, extra), np.int64)], axis=1)
+        self.why = np.concatenate([self.why, np.zeros(extra, np.int64)])
+        self.uncooked = np.concatenate([self.uncooked, np.zeros(extra, bool)])
+        self.count = np.concatenate([self.count, np.zeros(extra, np.int64)])
+        self.cooked = np.concatenate([self.cooked, np.zeros(extra, np.int64)])
+        self.total = np.concatenate([self.total, np.zeros(extra)])
+        self.lead = np.concatenate([self.lead, np.full(extra, np.nan)])
+
+    def update(
+        self,
+        layout: _Layout,
+        stamps: np.ndarray[Any, np.dtype[np.int64]],
+        current: np.ndarray[Any, np.dtype[np.int64]],
+        values: np.ndarray[Any, np.dtype[np.float64]],
+    ) -> None:
+        """One run of samples of one layout (``current``: raw slots, ``values``: cooked columns)."""
+        rows = np.flatnonzero((stamps >= self.low) & (stamps <= self.high))
+        if not len(rows):
+            return
+        self._grow(values.shape[1])
+        w0 = self.samples
+        self.samples += len(rows)
+        if w0 == 0:
+            self.first_stamp = int(stamps[rows[0]])
+        self.last_stamp = int(stamps[rows[-1]])
+        cols = layout.columns
+        raw = current[rows]
+        # N, D, B, F of every column in every row inside the window; 0 where the type has none.
+        ends = np.zeros((4, len(rows), len(cols)), dtype=np.int64)
+        ends[0] = raw[:, layout.first]
+        for k, slots in ((1, layout.second), (2, layout.base), (3, layout.frequency)):
+            has = slots >= 0
+            ends[k][:, has] = raw[:, slots[has]]
+        ends[3][:, layout.frequency == -2] = _TICKS_100NS
+        new = self.at[0, cols] < 0
+        gap = ~new & (self.at[1, cols] != w0 - 1)
+        back = ~new & ~gap & ((ends[0, 0] < self.ends[1, 0, cols]) | (ends[1, 0] < self.ends[1, 1, cols]))
+        if len(rows) > 1:
+            back |= (np.diff(ends[0], axis=0) < 0).any(axis=0) | (np.diff(ends[1], axis=0) < 0).any(axis=0)
+        why = self.why[cols]
+        why[(why == WINDOW_OK) & gap] = WHY_RESET
+        why[(why == WINDOW_OK) & back] = WHY_BACKWARDS
+        self.why[cols] = why
+        self.uncooked[cols[layout.uncooked]] = True
+        fresh = cols[new]
+        self.ends[0][:, fresh] = ends[:, 0, new]
+        self.at[0, fresh] = w0
+        self.stamps[0, fresh] = stamps[rows[0]]
+        self.ends[1][:, cols] = ends[:, -1, :]
+        self.at[1, cols] = w0 + len(rows) - 1
+        self.stamps[1, cols] = stamps[rows[-1]]
+        cooked = values[rows][:, cols]
+        valid = ~np.isnan(cooked)
+        self.count[cols] += len(rows)
+        self.cooked[cols] += valid.sum(axis=0)
+        self.total[cols] += np.where(valid, cooked, 0.0).sum(axis=0)
+        self.lead[fresh] = cooked[0, new]
+
+    def frame(self, columns: list[BlgColumn], offset: int | None) -> pl.DataFrame:
+        """One row per column: mean of its cooked samples beside the exact first/last average."""
+        self._grow(len(columns))
+        width = len(columns)
+        why = self.why.copy()
+        why[self.at[1] < self.samples - 1] = WHY_ABSENT_LAST
+        why[self.at[0] > 0] = WHY_ABSENT_FIRST
+        why[self.at[0] < 0] = WHY_NEVER
+        formulas: list[Formula | None] = [
+            None if self.uncooked[c.index] or c.type_code not in KNOWN else KNOWN[c.type_code].formula
+            for c in columns
+        ]
+        exact = np.full(width, np.nan)
+        reasons = np.zeros(width, dtype=np.int64)
+        two = np.zeros(width, dtype=bool)
+        groups: dict[Formula | None, list[int]] = {}
+        for i, f in enumerate(formulas):
+            groups.setdefault(f, []).append(i)
+        for formula, members in groups.items():
+            chosen = np.array(members, dtype=np.int64)
+            two[chosen] = formula is not None and KNOWN_TWO_SAMPLE[formula]
+            first = RawEnds(*self.ends[0][:, chosen])
+            last = RawEnds(*self.ends[1][:, chosen])
+            exact[chosen], reasons[chosen] = window_average(
+                formula,
+                first,
+                last,
+                intervals=self.at[1, chosen] - self.at[0, chosen],
+                why=why[chosen],
+            )
+        # A two-sample value at the column's first sample covers the interval before the window.
+        lead = two & ~np.isnan(self.lead)
+        cooked = self.cooked - lead
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(cooked > 0, (self.total - np.where(lead, self.lead, 0.0)) / cooked, np.nan)
+            relative = np.where(exact == 0, np.where(mean == 0, 0.0, np.nan), (mean - exact) / np.abs(exact))
+        kinds = np.where(
+            [f is None for f in formulas],
+            "not cooked",
+            np.where(two, "difference", "instantaneous"),
+        )
+        present = self.at[0] >= 0
+        return pl.DataFrame(
+            {
+                "path": [c.path for c in columns],
+                "type": [c.type_name for c in columns],
+                "kind": kinds,
+                "samples": self.count,
+                "mean_of_samples": mean,
+                "exact_average": exact,
+                "relative_difference": relative,
+                "why": [WINDOW_WHY.get(int(r)) for r in reasons],
+                "first": utc_stamps(np.where(present, self.stamps[0], _FILETIME_UNIX), offset),
+                "last": utc_stamps(np.where(present, self.stamps[1], _FILETIME_UNIX), offset),
+            },
+            nan_to_null=True,
+        ).with_columns(
+            pl.when(pl.lit(pl.Series(present))).then(pl.col("first", "last")).otherwise(None).name.keep(),
+        )
+
+
+@dataclass
+class WindowAverages:
+    """Window averages of a log: ``frame`` (one row per counter column) and the window itself."""
+
+    frame: pl.DataFrame
+    samples: int  # samples inside the window
+    first: datetime | None  # UTC
+    last: datetime | None
+    samples_read: int
+    samples_lost: int
+    problems: list[Problem]
+
+
+def window_report(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> WindowAverages:
+    """Exact first/last window averages beside the mean of the cooked samples, in one streaming pass.
+
+    ``begin``/``end``: naive times are the log's local time. Raises when no sample is readable or
+    none falls inside the window.
+    """
+    window = _Window(begin, end)
+    with BlgFile(path) as blg:
+        for _ in blg.batches(counters=counters, window=window):
+            pass
+        if blg.samples_read == 0:
+            raise no_samples_error(blg)
+        offset = blg.utc_offset_minutes
+        if window.samples == 0:
+            raise CounterLogError(
+                blg.source,
+                f"no sample inside the window ({_bound_text(begin)} to {_bound_text(end)}); "
+                f"{blg.samples_read} sample(s) read",
+                expected="--begin/--end that include at least one sample",
+            )
+        first, last = utc_stamps(np.array([window.first_stamp, window.last_stamp], np.int64), offset)
+        return WindowAverages(
+            frame=window.frame(blg.columns, offset),
+            samples=window.samples,
+            first=first,
+            last=last,
+            samples_read=blg.samples_read,
+            samples_lost=blg.samples_lost,
+            problems=list(blg.problems),
+        )
+
+
+def window_averages(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> pl.DataFrame:
+    """Per counter column: path, type, kind, samples, mean_of_samples, exact_average,
+    relative_difference, why (no exact value), first/last (UTC). See :func:`window_report`."""
+    return window_report(path, counters=counters, begin=begin, end=end).frame
+
+
+def _bound_text(moment: datetime | None) -> str:
+    return "open" if moment is None else moment.isoformat(sep=" ")
+
+
+# --- whole-log reading ---------------------------------------------------------------------------
+
+
+def sniff_blg(head: bytes) -> bool:
+    """Does this look like a binary perfmon log (Vista+ or the older PDH-BIN)?"""
+    if any(head.startswith(s) for s in _OLD_SIGNATURES):
+        return True
+    if len(head) < BUFFER_HEADER + 4:
+        return False
+    size = _U32.unpack_from(head, 0)[0]
+    return size >= 1024 and not size & (size - 1) and head[BUFFER_HEADER + 2] in _SYSTEM_HEADERS
+
+
+def read_blg(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> CounterLog:
+    """Read a whole .blg into a :class:`CounterLog` of cooked values (``counters``: path patterns)."""
+    with BlgFile(path) as blg:
+        return _collect(blg, counters, begin, end)
+
+
+def _collect(
+    blg: BlgFile, counters: Sequence[str] | None, begin: datetime | None, end: datetime | None
+) -> CounterLog:
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+    raw: list[pl.DataFrame] = []
+    for batch in blg.batches(counters=counters):
+        blocks.append((batch.stamps, batch.values))
+        if len(batch.uncooked_columns):
+            raw.append(_raw_frame(batch, blg))
+    if blg.samples_read == 0:
+        raise no_samples_error(blg)
+    names = [_column_name(c) for c in blg.columns]
+    offset = blg.utc_offset_minutes
+    samples = _in_window(_frame(blocks, names, offset), begin, end, offset)
+    problems = list(blg.problems)
+    zone = zone_name(blg.header, offset)
+    return CounterLog(
+        source=blg.source,
+        format="blg",
+        counters=_counters_frame(blg.columns),
+        samples=samples,
+        utc_offset_minutes=offset,
+        time_zone_name=zone,
+        problems=problems,
+        damage=LogDamage(rows_lost=blg.samples_lost),
+        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end, offset) if raw else None,
+    )
+
+
+def no_samples_error(blg: BlgFile) -> CounterLogError:
+    """The error for a .blg with no readable sample: how many damaged samples were skipped, the first
+    problems, and the file's buffer layout."""
+    return CounterLogError(
+        blg.source,
+        "no readable samples"
+        + (f" ({blg.samples_lost} damaged sample(s) skipped)" if blg.samples_lost else "")
+        + "".join(f"; {p.location}: {p.message}" for p in blg.problems[:3] if p.location),
+        location=f"{blg.header.buffers_written} buffer(s) of {blg.header.buffer_size} bytes",
+        expected="at least one complete sample record",
+    )
+
+
+def describe_blg(path: str | Path) -> dict[str, object]:
+    """What ``inspect`` prints about a .blg: the counter-log description plus the file's own facts."""
+    with BlgFile(path) as blg:
+        log = _collect(blg, None, None, None)
+        header = blg.header
+        facts: dict[str, object] = {
+            "producer": f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit",
+            "processors": header.processors,
+            "log_start_utc": header.start,
+            "log_end_utc": header.end,
+            "buffer_size": header.buffer_size,
+            "buffers": (Path(path).stat().st_size + header.buffer_size - 1) // header.buffer_size,
+            "closing_catalog_samples": blg.catalog.samples if blg.catalog else None,
+            "samples_read": blg.samples_read,
+            "samples_lost": blg.samples_lost,
+            "original_file": header.log_file,
+        }
+    return facts | describe_counter_log(log)
+
+
+def _in_window(
+    frame: pl.DataFrame, begin: datetime | None, end: datetime | None, offset: int | None
+) -> pl.DataFrame:
+    """Rows from ``begin`` to ``end``: naive times are the log's local time (as in window_report)."""
+    if begin is not None:
+        frame = frame.filter(pl.col("timestamp") >= _aware(begin, offset))
+    if end is not None:
+        frame = frame.filter(pl.col("timestamp") <= _aware(end, offset))
+    return frame
+
+
+def _aware(moment: datetime, offset: int | None) -> datetime:
+    if moment.tzinfo is not None:
+        return moment
+    return (moment - timedelta(minutes=offset or 0)).replace(tzinfo=UTC)
+
+
+def _column_name(column: BlgColumn) -> str:
+    return f"c{column.index + 1:05d}"
+
+
+def utc_stamps(stamps: np.ndarray[Any, np.dtype[np.int64]], offset_minutes: int | None) -> pl.Series:
+    """FILETIME local stamps as UTC datetimes (microseconds)."""
+    shift = (offset_minutes or 0) * 600_000_000
+    micros = (stamps - shift - _FILETIME_UNIX) // 10
+    return pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us", "UTC"))
+
+
+_FILETIME_UNIX = 116_444_736_000_000_000
+
+
+def _frame(
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], names: list[str], offset: int | None
+) -> pl.DataFrame:
+    """One frame from decoded batches (columns that appeared later are NaN, then null, before)."""
+    width = len(names)
+    values = np.full((sum(len(stamps) for stamps, _ in blocks), width), np.nan)
+    row = 0
+    for stamps, block in blocks:
+        values[row : row + len(stamps), : block.shape[1]] = block
+        row += len(stamps)
+    frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True) if width else pl.DataFrame()
+    stamps = np.concatenate([stamps for stamps, _ in blocks]) if blocks else np.zeros(0, np.int64)
+    return frame.insert_column(0, utc_stamps(stamps, offset))
+
+
+def _raw_frame(batch: BlgBatch, blg: BlgFile) -> pl.DataFrame:
+    names = [_column_name(blg.columns[int(c)]) for c in batch.uncooked_columns]
+    frame = pl.DataFrame(batch.uncooked_values, schema=names, orient="row")
+    return frame.insert_column(0, utc_stamps(batch.stamps, blg.utc_offset_minutes))
+
+
+def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
+    rows = [
+        (_column_name(c), c.path, c.machine, c.object, c.instance, c.counter, False, c.type_name)
+        for c in columns
+    ]
+    return pl.DataFrame(rows, schema={**COUNTERS_SCHEMA, "type": pl.String()}, orient="row")
+
+
+def zone_name(header: BlgHeader, offset: int | None) -> str | None:
+    """The time zone's name from the header: the daylight name when the UTC offset in minutes is the daylight
+    one, else the standard name; None when the header has none."""
+    if offset is None:
+        return header.standard_name or None
+    if -offset == header.bias_minutes + header.daylight_bias and header.daylight_bias:
+        return header.daylight_name or header.standard_name or None
+    return header.standard_name or None
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+
+def _utc(filetime: int) -> datetime | None:
+    if filetime <= 0:
+        return None
+    try:
+        return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).replace(tzinfo=UTC)
+    except OverflowError:
+        return None
+
+
+def _local_text(filetime: int) -> str:
+    try:
+        if filetime > 0:
+            moment = _FILETIME_EPOCH + timedelta(microseconds=filetime // 10)
+            return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " local"
+    except OverflowError:
+        pass
+    return f"an unreadable time (FILETIME {filetime})"
+
+
+def _utf16z(raw: bytes) -> str:
+    return raw.decode("utf-16-le", errors="replace").split("\x00", 1)[0]

@@ -1,0 +1,119 @@
+"""Reading the files a manifest names: regular files only, inside the folders they must stay in.
+
+A manifest comes from someone else. The files it brings (logo, rules, sizing spec, override
+templates, and whatever their CSS points at) may be symbolic links to the reader's secrets, or a
+FIFO that blocks ``open`` forever, or a device. Every such file is therefore resolved (all links
+followed) and must lie inside the folders allowed for it, and it is ``stat``-ed before it is
+opened: anything but a regular file is refused unopened. See docs/security.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from esrp_report.model.errors import NotARegularFileError, UnsafeInputError
+
+# A folder name such as ``esrp`` or ``my-brand_2``: no separator, no dot first (so not ``..``).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def is_plain_name(text: str) -> bool:
+    """Whether ``text`` names an entry of a folder and nothing else (``/``, ``\\``, ``..``, ``C:``,
+    an absolute path all fail)."""
+    return _PLAIN_NAME.fullmatch(text) is not None
+
+
+def relative_parts(text: str) -> tuple[str, ...] | None:
+    """The parts of a relative, downward path such as ``partials/kv_table.html``; ``None`` for an
+    absolute path, a drive, a backslash, an empty part, ``.`` or ``..`` (judged as both POSIX and
+    Windows paths, so ``C:x`` and ``\\\\server\\share`` fail too)."""
+    if not text or "\\" in text or "\0" in text:
+        return None
+    if PurePosixPath(text).is_absolute() or PureWindowsPath(text).anchor:
+        return None
+    parts = tuple(text.split("/"))
+    if any(part in ("", ".", "..") for part in parts):
+        return None
+    return parts
+
+
+def kind_of(mode: int) -> str:
+    """What a ``st_mode`` is, in words for an error message."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def kind_problem(path: str | Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` is not an existing regular file (or folder, with ``folder=True``), or ``None``.
+
+    ``os.stat`` follows links and never opens the file, so asking about a FIFO does not block."""
+    try:
+        mode = Path(path).stat().st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be examined: {exc.strerror or exc}"
+    wanted = stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)
+    if wanted:
+        return None
+    return f"is {kind_of(mode)}, not {'a folder' if folder else 'a regular file'}"
+
+
+def outside(path: str | Path, roots: Sequence[Path]) -> Path | None:
+    """The resolved ``path`` when it lies outside every root (each root resolved too), else ``None``."""
+    real = Path(os.path.realpath(path))
+    if any(real.is_relative_to(os.path.realpath(root)) for root in roots):
+        return None
+    return real
+
+
+def read_regular_file(path: str | Path, *, within: Sequence[Path] | None = None, what: str = "") -> bytes:
+    """The bytes of ``path``, which must resolve to a regular file inside one of ``within`` (when
+    given). ``what`` says what the file is for (``[branding] logo``, ``template 'x.html'``) in an
+    error. Raises ``UnsafeInputError`` for a file outside the allowed folders and
+    ``NotARegularFileError`` for a missing file, a folder, FIFO, device or socket."""
+    label = f"{what} " if what else ""
+    if within is not None:
+        real = outside(path, within)
+        if real is not None:
+            raise UnsafeInputError(
+                path,
+                f"{label}resolves to {real}, outside the folders it may be read from",
+                expected="a file inside " + " or ".join(str(root) for root in within),
+            )
+    real_path = os.path.realpath(path)
+    problem = kind_problem(real_path)
+    if problem is not None:
+        raise NotARegularFileError(path, f"{label}{problem}", expected="a regular file")
+    # Checked again on the open descriptor: the path may have been swapped since. O_NONBLOCK keeps
+    # a FIFO put there in between from blocking the open; O_NOFOLLOW refuses a link put there.
+    flags = os.O_RDONLY
+    for optional in ("O_NONBLOCK", "O_NOFOLLOW", "O_BINARY"):  # not every system has each
+        flags |= getattr(os, optional, 0)
+    try:
+        descriptor = os.open(real_path, flags)
+    except OSError as exc:
+        raise NotARegularFileError(path, f"{label}cannot be read: {exc.strerror or exc}") from exc
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFileError(path, f"{label}is {kind_of(mode)}, not a regular file")
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise NotARegularFileError(path, f"{label}cannot be read: {exc.strerror or exc}") from exc

@@ -1,0 +1,567 @@
+"""The content of an ESRP solution document, computed from a manifest and the assessed evidence.
+
+Pure: no I/O. Every figure here is computed (targets, databases per host, mailboxes per
+database, capacity, per-server and aggregate tables, backup and replay figures, reliability
+statements); the manifest contributes only what a vendor states. Figures stay at full precision
+in ``Cell``; rounding happens when a cell is rendered, with the convention's decimals.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
+from esrp_report.analysis.compare import Disagreement, relative_difference
+from esrp_report.analysis.rules import Rule, RuleResult, Status
+from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
+from esrp_report.model.errors import RulesError
+from esrp_report.model.numbers import fmt_number
+from esrp_report.model.sizing import SizingResult
+
+APPENDIX_ORDER = (
+    TestKind.PERFORMANCE,
+    TestKind.STRESS,
+    TestKind.DATABASE_BACKUP,
+    TestKind.SOFT_RECOVERY,
+    TestKind.DB_CHECKSUM,
+)
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How a solution document prints its figures: decimals per kind of figure, servers per table, which I/O
+    table the summary reads ("transactional" or "total"), thousands separators and row labels."""
+
+    name: str
+    io_decimals: int
+    latency_decimals: int
+    backup_decimals: int
+    replay_decimals: int
+    servers_per_table: int
+    summary: str  # "transactional" | "total"
+    thousands: bool
+    labels: dict[str, str]
+
+
+def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Convention:
+    """The named document convention from conventions.toml, with the manifest's overrides applied. Raises
+    RulesError for an unknown convention or summary."""
+    text = resources.files("esrp_report.render").joinpath("conventions.toml").read_text(encoding="utf-8")
+    known = tomllib.loads(text)
+    if name not in known:
+        raise RulesError(f"unknown document convention {name!r}; known: {', '.join(sorted(known))}")
+    data = dict(known[name]) | dict(overrides or {})
+    if data["summary"] not in agg.CONVENTIONS:
+        raise RulesError(f"unknown summary convention {data['summary']!r}; known: transactional, total")
+    return Convention(name=name, **data)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A figure of a document table at full precision, with the decimals it is printed with; a FAIL status
+    marks the cell."""
+
+    value: float | None
+    decimals: int
+    thousands: bool = True
+    status: Status | None = None  # Fail marks the cell
+
+    @property
+    def text(self) -> str:
+        return fmt_number(self.value, self.decimals, thousands=self.thousands)
+
+
+@dataclass
+class Row:
+    """One row of a document table: its label, the target as printed, a cell per column; ``heading`` marks a
+    group heading."""
+
+    label: str
+    target: str
+    cells: list[Cell]
+    heading: bool = False  # a group heading row ("Transaction log I/O")
+
+
+@dataclass
+class SummaryTable:
+    """A summary table of the document: title, target column heading, column names, rows and a note."""
+
+    title: str
+    target_heading: str
+    columns: list[str]
+    rows: list[Row]
+    note: str = ""
+
+
+@dataclass
+class Failure:
+    """A failed rule for the document, printed: server, test, instance, the rule, the value and the limit with
+    units, and where the value came from."""
+
+    server: str
+    run_kind: str
+    instance: str | None
+    rule: str
+    rule_id: str
+    value: str
+    limit: str
+    source: str
+
+
+@dataclass
+class Statement:
+    """One reliability statement of the document and whether it is "pass", "fail" or "unknown" (not
+    checked)."""
+
+    text: str
+    status: str  # "pass" | "fail" | "unknown"
+
+
+@dataclass
+class RunView:
+    """One Jetstress report in the appendix."""
+
+    anchor: str
+    title: str
+    run: Run
+    status: Status
+    failures: list[Failure]
+    failing_instances: set[str]
+    disagreements: list[Disagreement]
+
+
+@dataclass
+class ServerView:
+    """One server in the appendix: its anchor, label, machine, verdict, reports, and achieved and target
+    IOPS."""
+
+    anchor: str
+    label: str
+    machine: str
+    status: Status
+    runs: list[RunView]
+    achieved: float | None = None
+    target: float | None = None
+
+
+@dataclass(frozen=True)
+class DisagreementGroup:
+    """The disagreements of one test report, summed up for the body; the appendix lists each."""
+
+    server: str
+    test: str
+    count: int
+    largest: Disagreement
+
+
+@dataclass
+class Document:
+    """Everything a solution document shows, computed: verdict, profile, summary tables, reliability
+    statements, failures, servers, disagreements and problems, and the sections still holding the vendor
+    placeholder."""
+
+    manifest: Manifest
+    convention: Convention
+    verdict: Status
+    profile_rows: list[tuple[str, str]]
+    performance_tables: list[SummaryTable]
+    aggregate_table: SummaryTable | None
+    stress_tables: list[SummaryTable]
+    backup_table: SummaryTable | None
+    recovery_tables: list[SummaryTable]
+    backup_across: tuple[Cell, Cell] | None
+    reliability: list[Statement]
+    failures: list[Failure]
+    servers: list[ServerView]
+    disagreements: list[Disagreement]
+    problems: list[Problem]
+    disagreement_groups: list[DisagreementGroup] = field(default_factory=list)
+    placeholders: list[str] = field(default_factory=list)  # sections still holding PLACEHOLDER
+
+    @property
+    def server_count(self) -> int:
+        return len(self.servers)
+
+
+def _threshold(rules: list[Rule], rule_id: str, kind: TestKind) -> float | None:
+    for rule in rules:
+        if rule.id == rule_id:
+            value = rule.thresholds.get(kind.value)
+            return value if isinstance(value, float | int) else None
+    return None
+
+
+def _limit_text(value: float | None, operator: str = "<", unit: str = "msec") -> str:
+    if value is None:
+        return "N/A"
+    return f"{operator} {fmt_number(value, 0 if float(value).is_integer() else 1)} {unit}"
+
+
+def _failure(result: RuleResult, label: str, conv: Convention) -> Failure:
+    decimals = conv.latency_decimals if result.unit == "ms" else conv.io_decimals
+    return Failure(
+        server=label,
+        run_kind=result.run_kind,
+        instance=result.instance,
+        rule=result.description,
+        rule_id=result.rule_id,
+        value=f"{fmt_number(result.value, decimals, thousands=conv.thousands)} {result.unit}".strip(),
+        limit=f"{result.operator} {fmt_number(result.threshold, decimals, thousands=conv.thousands)} "
+        f"{result.unit}".strip(),
+        source=result.evidence,
+    )
+
+
+def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of the table
+    figures: list[agg.IoFigures | None],
+    achieved: list[float | None],
+    targets: list[float | None],
+    target_text: str,
+    rules: list[Rule],
+    kind: TestKind,
+    conv: Convention,
+) -> list[Row]:
+    lab = conv.labels
+    read_limit = _threshold(rules, "db-read-latency-avg", kind)
+    log_limit = _threshold(rules, "log-write-latency-avg", kind)
+
+    def cells(attr: str, decimals: int, limit: float | None = None) -> list[Cell]:
+        out = []
+        for f in figures:
+            value = getattr(f, attr) if f is not None else None
+            failed = limit is not None and value is not None and value >= limit
+            out.append(Cell(value, decimals, conv.thousands, Status.FAIL if failed else None))
+        return out
+
+    achieved_cells = [
+        Cell(
+            a,
+            conv.io_decimals,
+            conv.thousands,
+            Status.FAIL if a is not None and t is not None and a < t else None,
+        )
+        for a, t in zip(achieved, targets, strict=True)
+    ]
+    io, lat = conv.io_decimals, conv.latency_decimals
+    return [
+        Row(lab["achieved"], target_text, achieved_cells),
+        Row(lab["reads"], "N/A", cells("reads", io)),
+        Row(lab["writes"], "N/A", cells("writes", io)),
+        Row(lab["read_latency"], _limit_text(read_limit), cells("read_latency_ms", lat, read_limit)),
+        Row(lab["write_latency"], "N/A", cells("write_latency_ms", lat)),
+        Row(lab["log_io"], "", [], heading=True),
+        Row(lab["log_writes"], "N/A", cells("log_writes", io)),
+        Row(lab["log_write_latency"], _limit_text(log_limit), cells("log_write_latency_ms", lat, log_limit)),
+    ]
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)] or [[]]
+
+
+def _per_server_tables(
+    kind: TestKind,
+    servers: list[tuple[str, ServerAssessment]],
+    rules: list[Rule],
+    conv: Convention,
+) -> list[SummaryTable]:
+    tables = []
+    present = [(label, s) for label, s in servers if kind.value in s.summaries]
+    for group in _chunks(present, conv.servers_per_table):
+        if not group:
+            continue
+        summaries = [s.summaries[kind.value] for _, s in group]
+        targets = [x.target_iops for x in summaries]
+        same = len({t for t in targets if t is not None}) <= 1
+        target_text = (
+            fmt_number(targets[0], 0, thousands=conv.thousands) if same and targets[0] else "see row"
+        )
+        rows = _io_rows(
+            [x.conventions.get(conv.summary) for x in summaries],
+            [x.achieved_iops for x in summaries],
+            targets,
+            target_text,
+            rules,
+            kind,
+            conv,
+        )
+        labels = [label for label, _ in group]
+        title = (
+            f"Individual server metrics for {labels[0]}"
+            if len(labels) == 1
+            else f"Individual server metrics for {labels[0]} through {labels[-1]}"
+        )
+        if kind is TestKind.STRESS:
+            title = title.replace("Individual server metrics", "24-hour stress metrics")
+        tables.append(SummaryTable(title, "Target values", labels, rows))
+    return tables
+
+
+def _aggregate_table(
+    a: agg.AggregateSummary, rules: list[Rule], conv: Convention, count: int
+) -> SummaryTable | None:
+    figures = a.conventions.get(conv.summary)
+    if figures is None:
+        return None
+    target_text = fmt_number(a.target_iops, 0, thousands=conv.thousands) if a.target_iops else "N/A"
+    rows = _io_rows(
+        [figures], [a.achieved_iops], [a.target_iops], target_text, rules, TestKind.PERFORMANCE, conv
+    )
+    return SummaryTable(
+        "Aggregate performance across all servers",
+        f"Target values for {count} server{'s' if count != 1 else ''}",
+        ["Values across all servers"],
+        rows,
+        note="Rates are summed over servers; latencies are the mean of the servers' latencies.",
+    )
+
+
+def _profile_rows(
+    manifest: Manifest, assessment: SolutionAssessment, conv: Convention, problems: list[Problem]
+) -> list[tuple[str, str]]:
+    p = manifest.profile
+    n_servers = len(manifest.servers)
+    per_server = p.active_mailboxes_per_server or p.mailboxes // max(n_servers, 1)
+    perf_runs = [r.run for s in assessment.servers for r in s.runs if r.run.kind is TestKind.PERFORMANCE]
+    db_counts = sorted({len(r.instance_names()) for r in perf_runs if r.instance_names()})
+    dbs_text = "—" if not db_counts else "–".join(str(c) for c in sorted({db_counts[0], db_counts[-1]}))
+    per_db = f"{per_server / db_counts[0]:,.0f}" if len(db_counts) == 1 and db_counts[0] else "—"
+    target = per_server * p.tested_iops
+    sizes = [r.sizing.initial_database_bytes for r in perf_runs]
+    total_gb = sum(s for s in sizes if s is not None) / 2**30 if sizes and None not in sizes else None
+    for s in assessment.servers:
+        summary = s.summaries.get(TestKind.PERFORMANCE.value)
+        if (
+            summary
+            and summary.target_iops is not None
+            and relative_difference(summary.target_iops, target) > 1e-6
+        ):
+            problems.append(
+                Problem(
+                    manifest.path,
+                    f"the profile gives {per_server:,} mailboxes x {p.tested_iops:g} IOPS = {target:g} IOPS "
+                    f"per server, but {s.name}'s evidence targets {summary.target_iops:g}",
+                    severity="warning",
+                )
+            )
+    rows = [
+        ("Number of Exchange mailboxes simulated", f"{p.mailboxes:,}"),
+        ("Number of database availability groups (DAGs)", str(p.dags)),
+        ("Number of servers/DAG", str(p.servers_per_dag)),
+        ("Number of servers tested", str(n_servers)),
+        ("Number of active mailboxes/server", f"{per_server:,}"),
+        ("Number of databases/host", dbs_text),
+        ("Number of copies/database", str(p.copies_per_database)),
+        ("Number of mailboxes/database", per_db),
+        (
+            "Simulated profile: I/Os per second per mailbox",
+            f"{p.tested_iops:g} ({p.iops_per_mailbox:g} + {p.headroom_percent:g}% headroom)"
+            if p.headroom_percent
+            else f"{p.tested_iops:g}",
+        ),
+        ("Target transactional IOPS per server", fmt_number(target, conv.io_decimals, thousands=True)),
+        (
+            "Target transactional IOPS, all tested servers",
+            fmt_number(target * n_servers, conv.io_decimals, thousands=True),
+        ),
+    ]
+    if p.mailbox_size_gb is not None:
+        rows.append(("Mailbox size", f"{p.mailbox_size_gb:g} GB"))
+    if total_gb is not None:
+        rows.append(("Total database size for performance testing", f"{total_gb:,.0f} GB"))
+        if manifest.database_capacity_gb:
+            share = total_gb / manifest.database_capacity_gb * 100
+            rows.append(("% formatted storage capacity used by Exchange databases", f"{share:.2f}%"))
+    if manifest.sizing is not None:
+        rows.extend(_sizing_rows(manifest.sizing))
+    return rows
+
+
+def _sizing_rows(sizing: SizingResult) -> list[tuple[str, str]]:
+    """The sizing the profile follows, in the units docs/sizing.md states (GB = 1,000 MB)."""
+
+    def text(key: str) -> str:
+        figure = sizing.figure(key)
+        unit = "" if figure.unit == "mailboxes" else f" {figure.unit}"
+        return f"{fmt_number(figure.value, 0, thousands=True)}{unit}"
+
+    return [
+        ("Sizing: mailboxes planned (users + growth)", text("planned_mailboxes")),
+        ("Sizing: transactional IOPS", text("transactional_iops")),
+        ("Sizing: total IOPS (transactional + log + differential)", text("total_iops")),
+        ("Sizing: capacity (databases + logs + search catalog)", text("total_capacity")),
+        ("Sizing: volume size per database", text("volume_size")),
+    ]
+
+
+def _reliability(assessment: SolutionAssessment) -> list[Statement]:
+    runs = [r.run for s in assessment.servers for r in s.runs]
+    out: list[Statement] = []
+    with_events = [r for r in runs if r.event_log_errors is not None]
+    if not with_events:
+        out.append(
+            Statement("No Application or System event logs are in the results: not checked.", "unknown")
+        )
+    else:
+        errors = sum(r.event_log_errors or 0 for r in with_events)
+        if errors:
+            out.append(
+                Statement(f"{errors} error events were logged during the tests (listed below).", "fail")
+            )
+        else:
+            out.append(
+                Statement(
+                    "No errors were reported in the event logs during the "
+                    f"{len(with_events)} tests they cover.",
+                    "pass",
+                )
+            )
+    checksum = [r for r in runs if r.kind is TestKind.DB_CHECKSUM]
+    if checksum:
+        bad = sum(row.bad_pages or 0 for r in checksum for row in r.checksum if not row.is_sum)
+        if bad:
+            out.append(Statement(f"The database checksum found {bad:,.0f} bad pages.", "fail"))
+        else:
+            out.append(Statement("No errors were reported for the database checksum.", "pass"))
+    else:
+        out.append(Statement("No database checksum report is in the results: not checked.", "unknown"))
+    reported = [r for r in runs if r.overall_result]
+    failed = [r for r in reported if r.overall_result and r.overall_result.casefold() != "pass"]
+    if failed:
+        names = ", ".join(f"{r.machine} {r.kind.value}" for r in failed)
+        out.append(Statement(f"Jetstress reports a failed test: {names}.", "fail"))
+    elif reported:
+        out.append(Statement(f"All {len(reported)} Jetstress tests that state a result report Pass.", "pass"))
+    backup = [r for r in runs if r.kind is TestKind.DATABASE_BACKUP]
+    if not backup:
+        out.append(Statement("The backup-to-disk test is not in the results.", "unknown"))
+    return out
+
+
+def _run_view(ra: RunAssessment, label: str, anchor: str, conv: Convention) -> RunView:
+    failures = [_failure(r, label, conv) for r in ra.results if r.status is Status.FAIL]
+    return RunView(
+        anchor=anchor,
+        title=f"{label} ({ra.run.machine}): {ra.run.kind.value}",
+        run=ra.run,
+        status=ra.status,
+        failures=failures,
+        failing_instances={f.instance for f in failures if f.instance},
+        disagreements=list(ra.disagreements),
+    )
+
+
+def build_document(
+    manifest: Manifest,
+    assessment: SolutionAssessment,
+    rules: list[Rule],
+    labels: dict[str, str],
+) -> Document:
+    """``labels`` maps each assessed server name (machine) to the manifest's label."""
+    if manifest.sizing_spec is not None and manifest.sizing is None:
+        # Its profile would hold placeholders where the sizing's values belong.
+        raise ValueError(f"{manifest.path}: [sizing] not worked out (analysis.sizing.sized_manifest)")
+    conv = load_convention(manifest.convention, manifest.convention_overrides)
+    problems = list(assessment.problems) + list(manifest.problems)
+    servers = [(labels.get(s.name, s.name), s) for s in assessment.servers]
+    views: list[ServerView] = []
+    failures: list[Failure] = []
+    disagreements: list[Disagreement] = []
+    groups: list[DisagreementGroup] = []
+    for i, (label, s) in enumerate(servers, start=1):
+        runs = sorted(s.runs, key=lambda r: APPENDIX_ORDER.index(r.run.kind))
+        run_views = [_run_view(r, label, f"server-{i}-{r.run.kind.value.lower()}", conv) for r in runs]
+        summary = s.summaries.get(TestKind.PERFORMANCE.value)
+        views.append(
+            ServerView(
+                f"server-{i}",
+                label,
+                s.name,
+                s.status,
+                run_views,
+                summary.achieved_iops if summary else None,
+                summary.target_iops if summary else None,
+            )
+        )
+        for rv in run_views:
+            failures.extend(rv.failures)
+            disagreements.extend(rv.disagreements)
+            if rv.disagreements:
+                largest = max(rv.disagreements, key=lambda d: d.relative_difference)
+                groups.append(DisagreementGroup(label, rv.run.kind.value, len(rv.disagreements), largest))
+        for ra in s.runs:
+            problems.extend(ra.problems)
+        if s.missing_kinds:
+            problems.append(
+                Problem(label, f"no {', '.join(s.missing_kinds)} report in the results", severity="warning")
+            )
+    performance = assessment.aggregates.get(TestKind.PERFORMANCE.value)
+    backup_rows = [(label, s.backup) for label, s in servers if s.backup is not None]
+    backup_table = None
+    if backup_rows:
+        d = conv.backup_decimals
+        backup_table = SummaryTable(
+            "Database read-only performance",
+            "",
+            [label for label, _ in backup_rows],
+            [
+                Row(
+                    "MB read/sec per database",
+                    "",
+                    [Cell(b.mb_per_sec_per_database, d) for _, b in backup_rows],
+                ),
+                Row(
+                    "MB read/sec total per server",
+                    "",
+                    [Cell(b.mb_per_sec_per_server, d) for _, b in backup_rows],
+                ),
+            ],
+        )
+    across = None
+    if assessment.backup is not None and len(backup_rows) > 1:
+        d = conv.backup_decimals
+        across = (
+            Cell(assessment.backup.mb_per_sec_per_database, d),
+            Cell(assessment.backup.mb_per_sec_per_server, d),
+        )
+    recovery = [(label, s.recovery) for label, s in servers if s.recovery is not None]
+    recovery_tables = [
+        SummaryTable(
+            "Transaction log recovery/replay performance",
+            "",
+            [label for label, _ in group],
+            [
+                Row(
+                    "Average time to play one log file (sec)",
+                    "",
+                    [Cell(r.seconds_per_log, conv.replay_decimals) for _, r in group],
+                )
+            ],
+        )
+        for group in _chunks(recovery, conv.servers_per_table)
+        if group
+    ]
+    placeholders = [k for k, text in manifest.sections.items() if PLACEHOLDER in text]
+    return Document(
+        manifest=manifest,
+        convention=conv,
+        verdict=assessment.status,
+        profile_rows=_profile_rows(manifest, assessment, conv, problems),
+        performance_tables=_per_server_tables(TestKind.PERFORMANCE, servers, rules, conv),
+        aggregate_table=_aggregate_table(performance, rules, conv, len(servers)) if performance else None,
+        stress_tables=_per_server_tables(TestKind.STRESS, servers, rules, conv),
+        backup_table=backup_table,
+        recovery_tables=recovery_tables,
+        backup_across=across,
+        reliability=_reliability(assessment),
+        failures=failures,
+        servers=views,
+        disagreements=disagreements,
+        disagreement_groups=groups,
+        problems=problems,
+        placeholders=placeholders,
+    )

@@ -1,0 +1,137 @@
+"""The package's layers (docs/architecture.md): every import inside esrp_report points down or
+sideways, never up, and the product never imports the synthetic evidence writers.
+
+Each module is parsed, not imported, so an import inside a function or under TYPE_CHECKING counts
+as much as one at the top of the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "esrp_report"
+
+# Lower ranks are imported by higher ones, never the reverse; equal ranks may import each other.
+LAYER_RANKS = {
+    "model": 0,  # plain typed data, errors, the documents' rounding
+    "ingest": 1,  # readers: files in, model out
+    "analysis": 2,  # pure functions over the model
+    "audit": 3,
+    "render": 3,
+    "catalog": 3,
+    "app": 4,  # the library API and the build pipeline
+    "cli": 5,  # Typer commands over app
+}
+# Modules at the package root, ranked one by one.
+ROOT_MODULE_RANKS = {
+    "esrp_report": 0,  # __init__.py: the version only
+    "esrp_report._exactsum": 2,  # the compiled exact sums of analysis.metrics (C, built in place)
+    "esrp_report.command": 6,  # the console entry point: imports cli when run
+}
+SYNTHETIC_WRITERS = "esrp_synth"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _rank(module: str) -> int:
+    if module in ROOT_MODULE_RANKS:
+        return ROOT_MODULE_RANKS[module]
+    layer = module.split(".")[1]
+    if layer not in LAYER_RANKS:
+        raise AssertionError(f"{module}: rank its layer in LAYER_RANKS or the module in ROOT_MODULE_RANKS")
+    return LAYER_RANKS[layer]
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    return _imports_in(path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py")
+
+
+def _imports_in(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """(line, module) of every import in ``source``; ``from package import name`` yields
+    ``package.name`` when that names a submodule, since importing it is what ranks."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source, module)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                if _is_module(submodule):
+                    found.append((node.lineno, submodule))
+    return found
+
+
+def _is_module(name: str) -> bool:
+    if not name.startswith("esrp_report."):
+        return False
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file() or name in ROOT_MODULE_RANKS
+
+
+def _sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_the_rank_table_covers_every_module() -> None:
+    for path in _sources():
+        _rank(_module_name(path))  # raises for a module no table ranks
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_import_points_up_a_layer(path: Path) -> None:
+    module = _module_name(path)
+    upward = [
+        f"line {line}: {module} (rank {_rank(module)}) imports {target} (rank {_rank(target)})"
+        for line, target in _imports(path)
+        if (target == "esrp_report" or target.startswith("esrp_report.")) and _rank(target) > _rank(module)
+    ]
+    assert upward == []
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_product_never_imports_the_synthetic_writers(path: Path) -> None:
+    synthetic = [
+        f"line {line}: {target}"
+        for line, target in _imports(path)
+        if target == SYNTHETIC_WRITERS or target.startswith(SYNTHETIC_WRITERS + ".")
+    ]
+    assert synthetic == []
+
+
+def test_the_rule_catches_an_upward_import() -> None:
+    """The walk sees imports inside functions and relative ones, not only those at the top."""
+    source = "def late() -> None:\n    from ..analysis import sizing\n    from esrp_report.app import api\n"
+    targets = [target for _, target in _imports_in(source, "esrp_report.ingest.probe", is_package=False)]
+    assert "esrp_report.analysis.sizing" in targets and "esrp_report.app" in targets
+    assert all(_rank(t) > _rank("esrp_report.ingest") for t in targets)
+
+
+def test_every_data_file_of_the_package_ships() -> None:
+    """pyproject's package-data globs name every TOML file the package reads at run time."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = config["tool"]["setuptools"]["package-data"]["esrp_report"]
+    for data_file in sorted(PACKAGE.rglob("*.toml")):
+        parts = data_file.relative_to(PACKAGE).parts
+        assert any(_glob_matches(parts, pattern) for pattern in globs), "/".join(parts)
+
+
+def _glob_matches(parts: tuple[str, ...], pattern: str) -> bool:
+    """As setuptools matches package-data: ``*`` stays within one folder."""
+    pattern_parts = pattern.split("/")
+    return len(parts) == len(pattern_parts) and all(map(fnmatch, parts, pattern_parts))
