@@ -24,9 +24,9 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 
 samples: $(STAMP)
-	$(BIN)/python samples/make_samples.py
-	$(BIN)/python samples/make_vmax.py
-	$(BIN)/python samples/make_trends.py
+	PYTHONPATH=. $(BIN)/python samples/make_samples.py
+	PYTHONPATH=. $(BIN)/python samples/make_vmax.py
+	PYTHONPATH=. $(BIN)/python samples/make_trends.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
