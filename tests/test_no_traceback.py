@@ -19,7 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks import fuzz
-from esrp_report import api, metrics
+from esrp_report.analysis import metrics
+from esrp_report.app import api
 from esrp_report.cli.main import app
 from esrp_report.ingest.guards import ascii_int, printable, require_regular_file
 from esrp_report.ingest.perfmon import blg
@@ -235,3 +236,10 @@ def test_override_template_errors_are_template_errors(tmp_path: Path) -> None:
             render(bundle, index)
     bundle.write_bytes(fuzz._bundle([("manifest", keys)]))
     assert "<html" in str(render(bundle, 9))  # no override partial: the sample renders
+
+
+def test_convert_into_a_folder_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
+    for suffix in (".csv", ".parquet"):
+        out = tmp_path / "nowhere" / f"x{suffix}"
+        result = runner.invoke(app, ["convert", str(_nul_csv(tmp_path)), "-o", str(out)])
+        assert result.exit_code == 2 and "does not exist" in result.output, result.output

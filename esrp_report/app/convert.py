@@ -101,6 +101,10 @@ def convert(
     ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time.
     """
     fmt = output_format(output)
+    folder = output.parent if str(output.parent) else Path()
+    if not folder.is_dir():
+        # Checked before reading: a missing folder would otherwise surface as an OSError halfway.
+        raise InputError(output, "the folder to write into does not exist", expected=f"a folder {folder}")
     require_regular_file(source)  # a FIFO would block the first open forever
     found = formats.detect(source)  # the detector every command uses: one answer per file
     if found is formats.BLG:
