@@ -95,3 +95,13 @@ def test_an_unreadable_file_is_reported_while_the_others_are_judged(partial: Pat
     )
     runs = {run["kind"]: run for run in out["servers"][0]["runs"]}
     assert runs["Performance"]["status"] == "incomplete"  # its maxima lost their samples
+
+
+def test_json_is_written_even_when_nothing_could_be_evaluated(tmp_path: Path) -> None:
+    bad = tmp_path / "Performance_x.csv"
+    bad.write_bytes(b'"(PDH-CSV 4.0)"\r\n"garbage')
+    result = runner.invoke(app, ["check", str(bad), "--json"])
+    assert result.exit_code == 2
+    out = json.loads(result.stdout)
+    assert out["solution"]["status"] == "not evaluated" and out["servers"] == []
+    assert out["problems"][0]["source"] == str(bad) and out["problems"][0]["severity"] == "error"

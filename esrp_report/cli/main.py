@@ -132,6 +132,8 @@ def check(
     try:
         assessment = api.check(paths, rules_file=rules, target_iops=target_iops)
     except EsrpError as exc:
+        if as_json:  # --json always writes its document: nothing evaluated, and why
+            typer.echo(json.dumps(payload.unusable_payload(", ".join(map(str, paths)), exc), indent=2))
         raise _error(str(exc)) from None
     if as_json:
         typer.echo(json.dumps(payload.check_payload(assessment), indent=2))

@@ -163,6 +163,25 @@ def server_dict(s: ServerAssessment) -> dict[str, Any]:
     }
 
 
+def unusable_payload(name: str, error: Exception) -> dict[str, Any]:
+    """``check --json``'s document when nothing could be evaluated: the same schema, no servers,
+    the reason as the solution's and as a problem."""
+    path = getattr(error, "path", name)
+    location = getattr(error, "location", None)
+    message = getattr(error, "detail", str(error))
+    return {
+        "schema": SCHEMA,
+        "tool_version": __version__,
+        "solution": {"name": name, "status": "not evaluated", "reason": str(error)},
+        "servers": [],
+        "aggregates": {},
+        "backup": None,
+        "problems": [
+            {"source": str(path), "location": location, "severity": "error", "message": message, "lost": 0}
+        ],
+    }
+
+
 def check_payload(a: SolutionAssessment) -> dict[str, Any]:
     """The whole `check --json` document (schema SCHEMA): the solution's status and reason, servers,
     aggregates, backup and problems."""
