@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 
@@ -56,6 +57,16 @@ class SyntheticLog:
     paths: list[str]
     timestamps: list[datetime]  # local wall-clock
     values: np.ndarray  # shape (samples, counters); NaN = missing
+
+
+def write_log(path: Path, log: SyntheticLog) -> None:
+    """``log`` as the perfmon CSV of the bundled samples (local time of the US East Coast: the
+    documents do not say, and the samples assume it)."""
+    from esrp_synth.perfmon_csv import write_pdh_csv  # noqa: PLC0415 - the CSV writer only here
+
+    write_pdh_csv(
+        path, log.paths, log.timestamps, log.values, time_zone_name="Eastern Standard Time", bias_minutes=300
+    )
 
 
 def synthesize(

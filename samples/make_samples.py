@@ -33,10 +33,9 @@ from esrp_report.model import (
     Thresholds,
 )
 from esrp_report.render.jetstress_text import TABLE_COLUMNS
-from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.jetstress_counters import synthesize, write_log
 from esrp_synth.jetstress_html import ReportStyle, write_report_html
 from esrp_synth.jetstress_xml import write_config_xml, write_result_xml
-from esrp_synth.perfmon_csv import write_pdh_csv
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
@@ -218,28 +217,14 @@ def main() -> None:
         (folder / f"{stem}.html").write_text(html, encoding="utf-8", newline="\n")
         if run.machine == "EMAIL5" and run.kind is TestKind.PERFORMANCE:
             log = synthesize(run, interval_s=15.0)
-            write_pdh_csv(
-                folder / f"{stem}.csv",
-                log.paths,
-                log.timestamps,
-                log.values,
-                time_zone_name="Eastern Standard Time",
-                bias_minutes=300,
-            )
+            write_log(folder / f"{stem}.csv", log)
             (folder / f"{stem}.xml").write_bytes(write_result_xml(run))
             (folder / "JetstressConfig.xml").write_bytes(write_config_xml(email5_config(run)))
         if run.machine == "EMAIL5" and run.kind is TestKind.STRESS:
             # The maxima rules need the samples; every 5 minutes over the 24 hours keeps the
             # sample small (perfmon's own default is 15 s).
             log = synthesize(run, interval_s=300.0, warmup_samples=3)
-            write_pdh_csv(
-                folder / f"{stem}.csv",
-                log.paths,
-                log.timestamps,
-                log.values,
-                time_zone_name="Eastern Standard Time",
-                bias_minutes=300,
-            )
+            write_log(folder / f"{stem}.csv", log)
         print(f"wrote {folder.name}/{stem}")
 
 

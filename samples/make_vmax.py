@@ -24,10 +24,9 @@ from typing import Any
 from make_samples import DATA, HERE, email5_config, file_stem, run_from_json, style_for
 
 from esrp_synth.event_log import EventRecord, write_evt
-from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.jetstress_counters import synthesize, write_log
 from esrp_synth.jetstress_html import write_report_html
 from esrp_synth.jetstress_xml import write_config_xml, write_result_xml
-from esrp_synth.perfmon_csv import write_pdh_csv
 
 OUT = HERE / "vmax"
 KINDS = ("Performance", "Stress", "DatabaseBackup", "SoftRecovery")
@@ -171,28 +170,14 @@ def main() -> None:
             (folder / f"{stem}.html").write_text(html, encoding="utf-8", newline="\n")
             if kind == "Performance":
                 log = synthesize(run, interval_s=15.0)
-                write_pdh_csv(
-                    folder / f"{stem}.csv",
-                    log.paths,
-                    log.timestamps,
-                    log.values,
-                    time_zone_name="Eastern Standard Time",
-                    bias_minutes=300,
-                )
+                write_log(folder / f"{stem}.csv", log)
                 (folder / f"{stem}.xml").write_bytes(write_result_xml(run))
                 (folder / "JetstressConfig.xml").write_bytes(write_config_xml(email5_config(run)))
             if kind == "Stress":
                 # Jetstress logs every test; the maxima rules need the samples. Every 5 minutes
                 # over the 24 hours keeps the sample small (perfmon's own default is 15 s).
                 log = synthesize(run, interval_s=300.0, warmup_samples=3)
-                write_pdh_csv(
-                    folder / f"{stem}.csv",
-                    log.paths,
-                    log.timestamps,
-                    log.values,
-                    time_zone_name="Eastern Standard Time",
-                    bias_minutes=300,
-                )
+                write_log(folder / f"{stem}.csv", log)
                 event_logs(folder, machine, data)
         print(f"wrote vmax/{machine}")
 

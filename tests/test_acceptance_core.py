@@ -16,9 +16,8 @@ from esrp_report.ingest.jetstress.report_html import read_report
 from esrp_report.model import TableKind
 from esrp_report.model.numbers import fmt_number
 from esrp_report.render.jetstress_text import timestamp
-from esrp_synth.jetstress_counters import synthesize
+from esrp_synth.jetstress_counters import synthesize, write_log
 from esrp_synth.jetstress_html import write_report_html
-from esrp_synth.perfmon_csv import write_pdh_csv
 
 PERF = "Performance_2011_3_11_13_27_46"
 runner = CliRunner()
@@ -134,14 +133,7 @@ def test_counter_log_alone_without_a_window_says_so(samples: Path, tmp_path: Pat
 def test_a_planted_one_percent_difference_is_reported(email5_copy: Path) -> None:
     run = read_report(email5_copy / f"{PERF}.html")
     planted = synthesize(run, plant={("Instance2756.3", "I/O Database Reads Average Latency"): 1.01})
-    write_pdh_csv(
-        email5_copy / f"{PERF}.csv",
-        planted.paths,
-        planted.timestamps,
-        planted.values,
-        time_zone_name="Eastern Standard Time",
-        bias_minutes=300,
-    )
+    write_log(email5_copy / f"{PERF}.csv", planted)
     assessment = api.check([email5_copy])
     perf = next(r for r in assessment.servers[0].runs if r.run.kind.value == "Performance")
     found = {(d.table, d.instance, d.metric): round(d.relative_difference, 4) for d in perf.disagreements}
