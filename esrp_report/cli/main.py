@@ -350,15 +350,13 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
 def _print_averages(
     file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
 ) -> None:
-    from esrp_report.ingest.guards import require_regular_file  # noqa: PLC0415 - only this option needs it
+    from esrp_report.ingest import formats  # noqa: PLC0415 - only this option needs it
     from esrp_report.ingest.perfmon import blg  # noqa: PLC0415 - only this option needs the reader
 
     try:
-        require_regular_file(file)  # a FIFO would block the open below forever
-        with file.open("rb") as handle:
-            head = handle.read(4096)
-        if not blg.sniff_blg(head):
-            raise _error(f"{file}: --averages needs a binary perfmon log (.blg): raw values are not in a CSV")
+        found = formats.detect(file)  # the detector every command uses (regular files only)
+        if found is not formats.BLG:
+            raise _error(f"{file}: --averages needs a binary perfmon log (.blg); this is {found.looks_like}")
         report = blg.window_report(file, counters=counters, begin=bounds[0], end=bounds[1])
     except OSError as exc:
         raise _error(f"{file}: cannot read: {exc.strerror or exc}") from None

@@ -215,7 +215,7 @@ def _read_test_log(path: Path, evidence: Evidence) -> None:
     evidence.test_logs.append(test_log.read_test_log(path))
 
 
-BLG = register(EvidenceFormat("perfmon-blg", "a perfmon binary log (.blg)", _is_blg, _read_blg))
+BLG = register(EvidenceFormat("perfmon-blg", "a binary perfmon log (.blg)", _is_blg, _read_blg))
 EVENT_LOG = register(
     EvidenceFormat("windows-event-log", "a Windows event log (.evt, .evtx)", _is_event_log, _read_event_log)
 )
