@@ -164,8 +164,11 @@ def fifo(tmp_path: Path) -> Path:
         ["check", "{}"],
         ["check", "{samples}/3650-4", "--rules", "{}"],
         ["size", "{}"],
+        ["build", "{}"],
+        ["init", "{}", "-o", "m.toml"],
+        ["compare", "{}", "{}"],
     ],
-    ids=["inspect", "inspect-averages", "convert", "audit", "check", "check-rules", "size-spec"],
+    ids=["inspect", "inspect-averages", "convert", "audit", "check", "check-rules", "size-spec", "build", "init", "compare"],
 )
 def test_fifo_is_refused_at_once_by_name(tmp_path: Path, fifo: Path, command: list[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "samples"
@@ -175,7 +178,8 @@ def test_fifo_is_refused_at_once_by_name(tmp_path: Path, fifo: Path, command: li
     )
     assert done.returncode == 2, done.stdout + done.stderr
     message = " ".join(done.stderr.split())
-    assert str(fifo) in message and "FIFO" in message and ("not a file" in message or "not a regular file" in message)
+    assert str(fifo) in message and "FIFO" in message
+    assert "not a file" in message or "not a regular file" in message
 
 
 @pytest.mark.parametrize(
