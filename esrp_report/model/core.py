@@ -627,7 +627,7 @@ class Manifest:
 _PRINTED_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[-+]?\.\d+$")
 
 
-@dataclass
+@dataclass(slots=True)  # a 50 MB document is a million of these
 class DocLine:
     """One line of a published document, with the cells it splits into when it is a table row."""
 
@@ -639,7 +639,7 @@ class DocLine:
     heading: int = 0  # Markdown heading level, 0 when not a heading
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DocNumber:
     """A number as printed: its value, how many decimals it was printed with, and the text."""
 
