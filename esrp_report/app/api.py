@@ -7,6 +7,7 @@ the Parquet converter, the audit, the sizing) is imported inside them: `esrp-rep
 
 from __future__ import annotations
 
+# ruff: noqa: PLC0415 - imports inside functions are this module's design (see the docstring)
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,15 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from esrp_report.analysis.rules import Rule, load_rules
-from esrp_report.analysis.sizing import sized_manifest
-from esrp_report.analysis.solution import load_solution
-from esrp_report.app.manifest_init import init_manifest
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.config.manifest import read_manifest
-from esrp_report.ingest.guards import ascii_int
-from esrp_report.ingest.jetstress import config_xml, report_html, result_xml, test_log
-from esrp_report.ingest.perfmon import blg, counter_csv
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 
@@ -34,6 +27,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
     from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment
+    from esrp_report.analysis.rules import Rule
     from esrp_report.analysis.trends import Comparison
     from esrp_report.app.convert import ConvertResult
     from esrp_report.audit import AuditResult
@@ -52,7 +46,9 @@ def check(
     name: str | None = None,
 ) -> SolutionAssessment:
     """Read the evidence under ``paths`` and judge it."""
-    from esrp_report.analysis.assess import assess  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis.assess import assess
+    from esrp_report.analysis.rules import load_rules
+    from esrp_report.analysis.solution import load_solution
 
     rules = load_rules(rules_file)
     solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
@@ -61,15 +57,22 @@ def check(
 
 def inspect(path: Path) -> dict[str, Any]:
     """Describe any supported file: its format and what it holds."""
-    from esrp_report.render import payload  # noqa: PLC0415 - see the docstring
+    from esrp_report.render import payload
 
     fmt = ev.detect_format(path)
+    # Only the reader of this file's format is imported (start-up: docs/benchmarks.md).
     out: dict[str, Any] = {"file": str(path), "format": fmt}
     if fmt == ev.REPORT_HTML:
+        from esrp_report.ingest.jetstress import report_html
+
         out.update(payload.describe_run(report_html.read_report(path)))
     elif fmt == ev.RESULT_XML:
+        from esrp_report.ingest.jetstress import result_xml
+
         out.update(payload.describe_run(result_xml.read_result_xml(path)))
     elif fmt == ev.CONFIG_XML:
+        from esrp_report.ingest.jetstress import config_xml
+
         profile, problems = config_xml.read_config_xml_with_problems(path)
         out.update(
             {
@@ -90,10 +93,16 @@ def inspect(path: Path) -> dict[str, Any]:
             }
         )
     elif fmt == ev.COUNTER_CSV:
+        from esrp_report.ingest.perfmon import counter_csv
+
         out.update(counter_csv.describe_counter_log(counter_csv.read_counter_csv(path)))
     elif fmt == ev.BLG:
+        from esrp_report.ingest.perfmon import blg
+
         out.update(blg.describe_blg(path))
     elif fmt == ev.TEST_LOG:
+        from esrp_report.ingest.jetstress import test_log
+
         out.update(payload.describe_test_log(test_log.read_test_log(path)))
     else:
         out["problems"] = [{"message": f"{fmt} files are recognised but not read yet"}]
@@ -109,7 +118,7 @@ def convert_counter_log(
     end: datetime | None = None,
 ) -> ConvertResult:
     """A .blg (or perfmon CSV/TSV) as relog-style CSV/TSV or Parquet, streaming."""
-    from esrp_report.app import convert as counter_convert  # noqa: PLC0415 - see the docstring
+    from esrp_report.app import convert as counter_convert
 
     return counter_convert.convert(source, output, counters=counters, begin=begin, end=end)
 
@@ -157,6 +166,8 @@ def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]
 def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Server, str]]:
     """Each server's evidence, in manifest order, added to ``solution`` (with the problems met)
     and yielded with its label as soon as it is read."""
+    from esrp_report.analysis.solution import load_solution
+
     base = Path(manifest.path).resolve().parent
     for entry in manifest.servers:
         paths = [base / p for p in entry.results]
@@ -195,6 +206,9 @@ def build(
     """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
 
     ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores)."""
+    from esrp_report.analysis.sizing import sized_manifest
+    from esrp_report.ingest.config.manifest import read_manifest
+
     _check_formats(formats)
     manifest = sized_manifest(read_manifest(manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
@@ -223,17 +237,18 @@ def _build(
     jobs: int,
     pool: ProcessPoolExecutor | None,
 ) -> BuildResult:
-    from esrp_report.analysis.assess import assess_server, combine  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.charts import draw  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.document import build_document  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.html import (  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis.assess import assess_server, combine
+    from esrp_report.analysis.rules import load_rules
+    from esrp_report.render.charts import draw
+    from esrp_report.render.document import build_document
+    from esrp_report.render.html import (
         APPENDIX_TITLE,
         chart_plan,
         fill_charts,
         iter_print,
         render_html,
     )
-    from esrp_report.render.pdf import PdfJoiner, render_part  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.pdf import PdfJoiner, render_part
 
     base = Path(manifest.path).resolve().parent
     rules = load_rules(base / manifest.rules_file if manifest.rules_file else None)
@@ -305,8 +320,9 @@ def _keep_chart_series_only(server: ServerAssessment) -> ServerAssessment:
     """Work out the latency chart series of the server's runs now and release their counter
     samples: a build then holds one server's samples at a time, not the whole solution's (about
     33 MB a server with 24-hour stress logs). Logs streamed from their file hold none anyway."""
-    from esrp_report.analysis import metrics  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.html import CHART_POINTS, LATENCY_CHARTS  # noqa: PLC0415 - see the docstring
+
+    from esrp_report.analysis import metrics
+    from esrp_report.render.html import CHART_POINTS, LATENCY_CHARTS
 
     for assessed in server.runs:
         log = assessed.run.counter_log
@@ -325,8 +341,8 @@ def _check_formats(formats: tuple[str, ...]) -> None:
 
 
 def _part_job(part: PrintPart, base: Path) -> PartJob:
-    from esrp_report.render.html import TEMPLATES  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.pdf import PartJob  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import TEMPLATES
+    from esrp_report.render.pdf import PartJob
 
     return PartJob(part.html, part.charts, [base, TEMPLATES], base)
 
@@ -339,9 +355,9 @@ def _early_appendix(
     when: datetime,
 ) -> PrintPart:
     """The appendix of the last server read, from a document of the servers read so far."""
-    from esrp_report.analysis.assess import combine  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.document import build_document  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.html import ChartPlan, appendix_part, view_charts  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis.assess import combine
+    from esrp_report.render.document import build_document
+    from esrp_report.render.html import ChartPlan, appendix_part, view_charts
 
     doc = build_document(manifest, combine("", servers, []), rules, labels)
     view = doc.servers[-1]
@@ -378,10 +394,10 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     thread is OpenBLAS's, which handles fork), so the workers start with them ready: spawned, each
     paid about 2 s of CPU for that. The server and the workers start now, while this process reads
     the evidence."""
-    import multiprocessing  # noqa: PLC0415 - see the docstring
-    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - see the docstring
-    from multiprocessing import forkserver  # noqa: PLC0415 - see the docstring
-    from multiprocessing.context import BaseContext  # noqa: PLC0415 - see the docstring
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import forkserver
+    from multiprocessing.context import BaseContext
 
     if jobs == 1:
         yield None
@@ -414,12 +430,12 @@ def _start_workers(pool: ProcessPoolExecutor, jobs: int) -> None:
 def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> SizingResult:
     """Capacity and IOPS sizing (docs/sizing.md): the spec file's inputs (default: the 004 paper's
     §6.3 example) with ``overrides`` (spec keys, e.g. ``{"users": 5000}``) applied on top."""
-    from esrp_report.analysis.sizing import size  # noqa: PLC0415 - see the module docstring
-    from esrp_report.ingest.config.sizing_spec import (  # noqa: PLC0415 - see the module docstring
+    from esrp_report.analysis.sizing import size
+    from esrp_report.ingest.config.sizing_spec import (
         load_sizing_spec,
         spec_from_table,
     )
-    from esrp_report.model.sizing import SizingSpec  # noqa: PLC0415 - see the module docstring
+    from esrp_report.model.sizing import SizingSpec
 
     base = load_sizing_spec(spec) if spec is not None else SizingSpec()
     return size(spec_from_table(overrides or {}, source="overrides", base=base))
@@ -427,8 +443,9 @@ def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None
 
 def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult:
     """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
-    from esrp_report.audit import audit  # noqa: PLC0415 - see the docstring
-    from esrp_report.ingest.documents.published import read_document  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis.rules import load_rules
+    from esrp_report.audit import audit
+    from esrp_report.ingest.documents.published import read_document
 
     return audit(read_document(path), load_rules(rules_file))
 
@@ -441,7 +458,7 @@ def write_audit_report(
     generated: datetime | None = None,
 ) -> list[Path]:
     """The audit as an HTML and/or PDF report through the document templates."""
-    from esrp_report.render.audit_report import render_audit_html  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.audit_report import render_audit_html
 
     _check_formats(formats)
     html = render_audit_html(result, generated=generated or datetime.now(UTC))
@@ -452,8 +469,8 @@ def _write_report(
     out_dir: Path, stem: str, formats: tuple[str, ...], page: Callable[[bool], str]
 ) -> list[Path]:
     """``stem``.html and/or ``stem``.pdf; ``page(for_pdf)`` renders the page for screen or print."""
-    from esrp_report.render.html import TEMPLATES  # noqa: PLC0415 - see the docstring
-    from esrp_report.render.pdf import render_pdf  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.html import TEMPLATES
+    from esrp_report.render.pdf import render_pdf
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -474,6 +491,8 @@ def _write_report(
 def load_compared_run(path: Path) -> list[Run]:
     """The Performance runs a RUN argument names: every server's under a results folder, or one
     report file (with the Jetstress configuration XML beside it, for the planned IOPS)."""
+    from esrp_report.analysis.solution import load_solution
+
     if not path.exists():
         raise InputError(path, "no such file or folder")
     paths = [path]
@@ -508,7 +527,7 @@ def compare_runs(
 
     ``baseline``: a label, or a 0-based position; default the published table's 100 % column,
     else the first run. ``published``: a printed table to check (one column per run)."""
-    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis import trends
 
     figures = [trends.run_figures(label, chosen) for label, chosen in runs]
     if published is not None:
@@ -539,8 +558,8 @@ def compare_paths(
 ) -> Comparison:
     """``esrp-report compare``: each path a results folder (one or more servers) or a report file.
     ``baseline`` names one of them: as given, by its label, or by its 1-based position."""
-    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
-    from esrp_report.ingest.config.trend_spec import load_trend_table  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis import trends
+    from esrp_report.ingest.config.trend_spec import load_trend_table
 
     if not paths:
         raise trends.TrendError("nothing to compare: give two or more results folders or reports")
@@ -566,7 +585,8 @@ def _baseline_index(
 ) -> int | None:
     """The run ``--baseline`` names: the first run whose ``names(i, baseline)`` is true, else a
     1-based position; None without a baseline."""
-    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis import trends
+    from esrp_report.ingest.guards import ascii_int
 
     if baseline is None:
         return None
@@ -592,10 +612,10 @@ def compare_catalog(
 ) -> Comparison:
     """``esrp-report compare --catalog DIR``: each ref a design (its Performance runs, one per
     server) or a run id (or unique prefix) from ``catalog list``."""
-    from esrp_report.analysis import trends  # noqa: PLC0415 - see the docstring
-    from esrp_report.catalog.query import load_runs  # noqa: PLC0415 - see the docstring
-    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - see the docstring
-    from esrp_report.ingest.config.trend_spec import load_trend_table  # noqa: PLC0415 - see the docstring
+    from esrp_report.analysis import trends
+    from esrp_report.catalog.query import load_runs
+    from esrp_report.catalog.store import Catalog
+    from esrp_report.ingest.config.trend_spec import load_trend_table
 
     if not refs:
         raise trends.TrendError("nothing to compare: give two or more run ids or designs")
@@ -615,7 +635,7 @@ def write_compare_report(
     stem: str = "compare",
 ) -> list[Path]:
     """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
-    from esrp_report.render.trends_report import render_compare_html  # noqa: PLC0415 - see the docstring
+    from esrp_report.render.trends_report import render_compare_html
 
     _check_formats(formats)
     when = generated or datetime.now(UTC)
@@ -624,3 +644,11 @@ def write_compare_report(
         return render_compare_html(comparison, generated=when, for_pdf=for_pdf)
 
     return _write_report(out_dir, stem, formats, page)
+
+
+def init_manifest(results: list[Path], out: Path) -> str:
+    """A starting manifest for ``results`` folders, written to ``out`` (see
+    :func:`esrp_report.app.manifest_init.init_manifest`); its text."""
+    from esrp_report.app import manifest_init
+
+    return manifest_init.init_manifest(results, out)

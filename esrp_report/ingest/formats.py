@@ -127,11 +127,15 @@ def read_into(path: Path, evidence: Evidence) -> str:
 
 
 def _is_blg(head: Head) -> bool:
-    from esrp_report.ingest.perfmon import blg, counter_csv
+    from esrp_report.ingest.perfmon.blg_signature import sniff_blg
 
-    if blg.sniff_blg(head.data):
+    if sniff_blg(head.data):
         return True
-    return head.suffix == ".blg" and not counter_csv.sniff_counter_csv(head.data)
+    if head.suffix != ".blg":
+        return False
+    from esrp_report.ingest.perfmon import counter_csv
+
+    return not counter_csv.sniff_counter_csv(head.data)
 
 
 def _read_blg(path: Path, evidence: Evidence) -> None:

@@ -8,21 +8,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esrp_report import __version__
-from esrp_report.analysis.aggregate import (
-    AggregateSummary,
-    BackupFigures,
-    IoFigures,
-    RecoveryFigures,
-    ServerSummary,
-)
-from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
-from esrp_report.analysis.compare import Disagreement
-from esrp_report.analysis.rules import RuleResult
-from esrp_report.audit import AuditResult
-from esrp_report.model import Problem, Run, TestLog
+
+if TYPE_CHECKING:  # types only: `inspect` of one file must not import the analysis (start-up)
+    from esrp_report.analysis.aggregate import (
+        AggregateSummary,
+        BackupFigures,
+        IoFigures,
+        RecoveryFigures,
+        ServerSummary,
+    )
+    from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
+    from esrp_report.analysis.compare import Disagreement
+    from esrp_report.analysis.rules import RuleResult
+    from esrp_report.audit import AuditResult
+    from esrp_report.model import Problem, Run, TestLog
 
 SCHEMA = "esrp-report/check/2"
 
@@ -61,6 +63,8 @@ def summary_dict(s: ServerSummary | AggregateSummary) -> dict[str, Any]:
         "achieved_iops": s.achieved_iops,
         "conventions": {name: io_dict(f) for name, f in s.conventions.items()},
     }
+    from esrp_report.analysis.aggregate import ServerSummary  # noqa: PLC0415 - see the imports
+
     if isinstance(s, ServerSummary):
         out["source"] = s.source
     else:

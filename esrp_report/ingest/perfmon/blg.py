@@ -33,6 +33,7 @@ import numpy as np
 import polars as pl
 
 from esrp_report.ingest.guards import ascii_int
+from esrp_report.ingest.perfmon import blg_signature
 from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
 from esrp_report.ingest.perfmon.counter_types import (
     KNOWN,
@@ -71,11 +72,11 @@ def native_engine_built() -> bool:
     return _blgcook is not None
 
 
-BUFFER_HEADER = 0x48
+BUFFER_HEADER = blg_signature.BUFFER_HEADER
 _PDH_EVENT_HEADER = 48
 _FRAGMENT_PREFIX = 24
 _FULL_HEADER = 0x0A
-_SYSTEM_HEADERS = (0x01, 0x02)  # 32- and 64-bit producers
+_SYSTEM_HEADERS = blg_signature.SYSTEM_HEADERS
 KIND_NAMES, KIND_PATHS, KIND_SAMPLE, KIND_CATALOG = 36, 32, 34, 35
 _CONTAINER_TAG = b"BL\x03\x00"
 _OBJECT_TAG = b"BL\x03\x05"
@@ -85,7 +86,7 @@ _TICKS_100NS = 10_000_000
 _LAST_FILETIME = 2_650_467_743_999_999_999  # 9999-12-31 23:59:59.9999999
 _READ_BUFFERS = 64  # buffers read per system call
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
-_OLD_SIGNATURES = (b"PDH-BIN", "PDH-BIN".encode("utf-16-le"))
+_OLD_SIGNATURES = blg_signature.OLD_SIGNATURES
 _EVENT = struct.Struct("<HBBBBHIIQ16s8x16sII")  # full trace header + PDH prefix
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
@@ -1754,14 +1755,7 @@ def _bound_text(moment: datetime | None) -> str:
 # --- whole-log reading ---------------------------------------------------------------------------
 
 
-def sniff_blg(head: bytes) -> bool:
-    """Does this look like a binary perfmon log (Vista+ or the older PDH-BIN)?"""
-    if any(head.startswith(s) for s in _OLD_SIGNATURES):
-        return True
-    if len(head) < BUFFER_HEADER + 4:
-        return False
-    size = _U32.unpack_from(head, 0)[0]
-    return size >= 1024 and not size & (size - 1) and head[BUFFER_HEADER + 2] in _SYSTEM_HEADERS
+sniff_blg = blg_signature.sniff_blg
 
 
 def read_blg(
