@@ -9,9 +9,14 @@ process the workers fork from.
 `esrp-report version` and `esrp-report --version` are answered here, before Typer is imported:
 Typer alone takes about 50 ms to import, and running any of its commands imports Pydantic
 (another 60 ms) to convert option values. The CLI's `version` command and `--version` option
-print the same line; tests/test_startup.py holds them to it."""
+print the same line; tests/test_startup.py holds them to it.
+
+`esrp-report inspect FILE [--json]`, the command most often run on one file, calls the CLI's own
+`inspect` function directly, without Typer's dispatch (and so without Pydantic); anything else,
+options included, goes through Typer. tests/test_startup.py checks both give the same output."""
 
 import sys
+from pathlib import Path
 
 from esrp_report import __version__
 
@@ -23,6 +28,33 @@ def main() -> None:
     if sys.argv[1:] in VERSION_REQUESTS:
         print(__version__)
         return
+    plain = _plain_inspect(sys.argv[1:])
+    if plain is not None:
+        _inspect(*plain)
+        return
     from esrp_report.cli.main import main as run_cli  # noqa: PLC0415 - see the module docstring
 
     run_cli()
+
+
+def _plain_inspect(args: list[str]) -> tuple[Path, bool] | None:
+    """(file, --json) for `inspect FILE` or `inspect FILE --json` (either order); else None."""
+    if not args or args[0] != "inspect" or len(args) not in (2, 3):
+        return None
+    rest = args[1:]
+    as_json = "--json" in rest
+    names = [a for a in rest if a != "--json"]
+    if len(names) != 1 or names[0].startswith("-") or len(rest) - len(names) != int(as_json):
+        return None
+    return Path(names[0]), as_json
+
+
+def _inspect(file: Path, as_json: bool) -> None:
+    import typer  # noqa: PLC0415 - see the module docstring
+
+    from esrp_report.cli.main import inspect  # noqa: PLC0415 - see the module docstring
+
+    try:
+        inspect(file, as_json=as_json)
+    except typer.Exit as done:  # an error was printed; its exit status stands
+        sys.exit(done.exit_code)

@@ -88,3 +88,36 @@ def test_the_fast_version_answer_is_the_cli_s() -> None:
         result = runner.invoke(app, args)
         assert result.exit_code == 0
         assert result.stdout == f"{__version__}\n"
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", str(SAMPLES / "EMAIL5" / "Performance_2011_3_11_13_27_46.csv"), "--json"],
+        ["inspect", "--json", str(SAMPLES / "EMAIL5" / "JetstressConfig.xml")],
+        ["inspect", str(SAMPLES / "netapp.toml")],  # not evidence: an error, exit 2
+        ["inspect", str(SAMPLES / "nowhere.csv")],
+    ],
+)
+def test_the_fast_inspect_path_answers_as_the_cli_does(args: list[str]) -> None:
+    """`inspect FILE [--json]` skips Typer's dispatch (esrp_report/command.py): same output,
+    same exit status as through Typer."""
+    env = {**_env(), "COLUMNS": "200"}
+    fast = subprocess.run([str(PROGRAM), *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+    typer_path = subprocess.run(
+        [sys.executable, "-c", "from esrp_report.cli.main import main; main()", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        typer_path.returncode,
+        typer_path.stdout,
+        typer_path.stderr,
+    )
+    assert fast.returncode in (0, 2)

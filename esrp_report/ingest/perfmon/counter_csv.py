@@ -25,17 +25,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.csv as pacsv
 
 from esrp_report.ingest.perfmon.counter_path import parse_counter_path
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem, StreamedCounterLog
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
+
+if TYPE_CHECKING:  # PyArrow is the second engine's: imported when that engine runs (start-up)
+    import pyarrow as pa
 
 try:
     from esrp_report.ingest import _pdhcsv  # type: ignore[attr-defined]
@@ -836,6 +837,8 @@ def _arrow_rows(
     body: _Body, source: Path, header: _Header, columns: list[str], damage: list[_Damage]
 ) -> pa.Table:
     """Rows parsed by PyArrow with an explicit schema; ragged and non-numeric rows dropped."""
+    import pyarrow as pa  # noqa: PLC0415 - only this engine needs it (see the imports)
+
     if body.end <= body.start:
         empty = {c: pa.array([], pa.float64()) for c in columns}
         return pa.table({"timestamp": pa.array([], pa.string()), **empty})
@@ -881,6 +884,9 @@ class _ArrowReader:
         return "skip"
 
     def read(self, sample_type: Any) -> pa.Table:
+        import pyarrow as pa  # noqa: PLC0415 - only this engine needs it (see the imports)
+        import pyarrow.csv as pacsv  # noqa: PLC0415 - as above
+
         types = {"timestamp": pa.string(), **dict.fromkeys(self.names[1:], sample_type)}
         while True:
             self.ragged.clear()
