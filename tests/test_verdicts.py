@@ -229,3 +229,12 @@ def test_no_damage_turns_a_failing_log_into_a_pass(
     if clean is Status.FAIL:
         assert damaged is not Status.PASS
     assert not (clean is not Status.PASS and damaged is Status.PASS)
+
+
+def test_the_document_says_why_its_verdict_is_incomplete(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent / "samples"
+    built = api.build(root / "netapp.toml", tmp_path, formats=("html",), jobs=1)
+    assert built.document.verdict is Status.INCOMPLETE
+    html = (tmp_path / "netapp.html").read_text(encoding="utf-8")
+    assert "Solution verdict: Incomplete" in html
+    assert "not evaluated: db-read-latency-max, log-write-latency-max" in html

@@ -181,6 +181,7 @@ class Document:
     problems: list[Problem]
     disagreement_groups: list[DisagreementGroup] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)  # sections still holding PLACEHOLDER
+    verdict_reason: str = ""  # why the verdict is not PASS: what failed, was not evaluated or not read
 
     @property
     def server_count(self) -> int:
@@ -550,6 +551,7 @@ def build_document(
         manifest=manifest,
         convention=conv,
         verdict=assessment.status,
+        verdict_reason=assessment.reason,
         profile_rows=_profile_rows(manifest, assessment, conv, problems),
         performance_tables=_per_server_tables(TestKind.PERFORMANCE, servers, rules, conv),
         aggregate_table=_aggregate_table(performance, rules, conv, len(servers)) if performance else None,
