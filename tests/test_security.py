@@ -337,13 +337,15 @@ def test_results_folders_are_walked_without_following_symbolic_links(tmp_path: P
     (folder / "inner-again").symlink_to(inner, target_is_directory=True)  # inside: walked once
     (inner / "loop").symlink_to(folder, target_is_directory=True)  # back up the tree: no loop
     (folder / "dangling.html").symlink_to(folder / "gone.html")
+    (folder / "itself").symlink_to(folder / "itself")  # a loop: resolving it raises
     problems: list[Problem] = []
     files = iter_files([folder], problems)
     assert sorted(f.resolve() for f in files) == sorted([(folder / "own.html").resolve(), (inner / "kept.html").resolve()])
     reported = {Path(p.source).name: p.message for p in problems}
     assert "outside" in reported["linked.html"] and "outside" in reported["linked-folder"]
     assert "to nothing" in reported["dangling.html"]
-    assert set(reported) == {"linked.html", "linked-folder", "dangling.html"}
+    assert "cannot be resolved" in reported["itself"]
+    assert set(reported) == {"linked.html", "linked-folder", "dangling.html", "itself"}
 
 
 def test_an_override_template_cannot_reach_python_internals(tmp_path: Path) -> None:

@@ -118,7 +118,6 @@ class CounterMetrics:
     host_damaged: dict[str, int] = field(default_factory=dict)
     lost_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
     samples_lost: int = 0  # samples of the log lost whole (placement in time unknown)
-    reads_composition: str = ""  # how I/O Database Reads/sec was read (see _decide_composition)
     backward_stamps: int = 0  # samples stamped earlier than the one before them
 
     def caveats(self) -> list[str]:
@@ -410,7 +409,6 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
 
     readings = _reads_readings(reduced, columns)
     composition = _decide_composition(run, readings)
-    result.reads_composition = composition.reading
     result.problems.append(Problem(log.source, composition.statement, severity=composition.severity))
     transactional = InstanceTable(TableKind.TRANSACTIONAL, source=log.source)
     bdm = InstanceTable(TableKind.BACKGROUND_MAINTENANCE, source=log.source)
@@ -513,21 +511,20 @@ def _account_for_damage(
         and (window.start is None or first["timestamp"] >= window.start)
         and (window.end is None or first["timestamp"] <= window.end)
     )
-    out_total = missing_total = unreadable_total = 0
+    out_total = missing_total = 0
     example = ""
     for name, per in columns.items():
         for metric, col in per.items():
             out = counts.get(f"out|{col}", 0)
-            unreadable = log.damage.cells.get(col, 0)
-            missing = counts.get(f"miss|{col}", 0) - (1 if first_is_blank else 0) - unreadable
-            missing = max(missing, 0)
+            # Cells the reader could not read are empty in the samples, so they count here, and
+            # only inside the window, like every other kind of damage.
+            missing = counts.get(f"miss|{col}", 0) - (1 if first_is_blank else 0)
             if out and not example:
                 example = f"{name} {metric}"
             out_total += out
             missing_total += missing
-            unreadable_total += unreadable
-            if out + missing + unreadable:
-                result.damaged.setdefault(name, {})[metric] = out + missing + unreadable
+            if out + missing:
+                result.damaged.setdefault(name, {})[metric] = out + missing
             lost = log.damage.lost_maxima.get(col)
             if lost is not None:
                 result.lost_maxima.setdefault(name, {})[metric] = lost
@@ -558,8 +555,9 @@ def _account_for_damage(
         result.problems.append(
             Problem(
                 log.source,
-                f"{missing_total} instance counter sample(s) in the collection window are missing "
-                "(empty cells after the log's first row): the figures rest on the samples present",
+                f"{missing_total} instance counter sample(s) in the collection window are missing or "
+                "unreadable (empty cells after the log's first row): the figures rest on the samples "
+                "present",
                 severity="error",
                 lost=missing_total,
             )

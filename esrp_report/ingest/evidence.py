@@ -62,7 +62,12 @@ def _walk(folder: Path, root: Path, problems: list[Problem], visited: set[Path])
         return
     for entry in entries:
         if entry.is_symlink():
-            target = entry.resolve()
+            try:
+                target = entry.resolve(strict=False)
+            except (RuntimeError, OSError) as exc:  # a link to itself, a loop of links
+                reason = f"symbolic link that cannot be resolved ({exc}): not read"
+                problems.append(Problem(str(entry), reason))
+                continue
             if not target.is_relative_to(root):
                 problems.append(
                     Problem(

@@ -312,10 +312,6 @@ class LogDamage:
     rows_lost: int = 0
     lost_maxima: dict[str, float] = field(default_factory=dict)
 
-    @property
-    def any(self) -> bool:
-        return bool(self.rows_lost or any(self.cells.values()))
-
 
 @dataclass
 class CounterLog:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import codecs
 import csv
-import math
+import io
 import mmap
 import os
 import re
@@ -620,6 +620,39 @@ class _Lines:
     def cells(self, line: int, separator: str) -> list[str]:
         return _cells(self.text(line), separator)
 
+    def rows(self, lines: list[int], header: _Header, columns: list[str]) -> pl.DataFrame:
+        """The cells of the rows at ``lines`` (those inside this body), as text: ``timestamp`` and
+        one String column per sample column, a short row padded with nulls, a long one cut.
+        Selected and parsed as a whole, never a row at a time."""
+        index = np.asarray(lines, dtype=np.int64) - self.first_line
+        index = index[(index >= 0) & (index < len(self.starts))]
+        names = ["timestamp", *columns]
+        if not len(index):
+            return pl.DataFrame(schema=dict.fromkeys(names, pl.String))
+        # A byte is kept when it lies in a selected line (its newline included): +1 where a
+        # selected line starts, -1 after it ends, summed along the bytes.
+        marks = np.zeros(len(self.raw) + 2, dtype=np.int64)
+        np.add.at(marks, self.starts[index], 1)
+        np.add.at(marks, self.ends[index] + 1, -1)
+        keep = np.cumsum(marks)[: len(self.raw)] > 0
+        text = np.frombuffer(self.raw, dtype=np.uint8)[keep].tobytes()
+        if not text.endswith(b"\n"):
+            text += b"\n"
+        # Damaged rows may hold broken quoting: read without quote handling and take the quotes
+        # off each cell (counter values never hold the separator).
+        cells = pl.read_csv(
+            io.BytesIO(text),
+            has_header=False,
+            schema=dict.fromkeys(names, pl.String),
+            missing_columns="insert",  # a short first row must not fix the width
+            extra_columns="ignore",
+            separator=header.separator,
+            quote_char=None,
+            truncate_ragged_lines=True,
+            encoding="utf8-lossy",
+        )
+        return cells.with_columns(pl.all().str.strip_chars('"\r'))
+
     def find(self, texts: list[str]) -> list[int | None]:
         """The line of each skipped row's text (identical texts: successive occurrences)."""
         cursor: dict[bytes, int] = {}
@@ -959,33 +992,20 @@ def _convert_leniently(
     return cast.to_arrow(), _not_a_number(str(value), position + 2, lines, cells)
 
 
-_CELL_RECHECK_ROWS = 10_000  # damaged rows re-read to find which of their cells were not numbers
+def _number(column: str) -> pl.Expr:
+    """A text cell as a finite float; null where it is empty, not a number or not finite."""
+    value = pl.col(column).str.strip_chars().cast(pl.Float64, strict=False)
+    return pl.when(value.is_finite()).then(value).alias(column)
 
 
 def _bad_cells(lines: _Lines, bad_lines: list[int], header: _Header) -> dict[int, int]:
-    """File column (1-based) -> cells that are not finite numbers, in the rows at ``bad_lines``.
-    Past ``_CELL_RECHECK_ROWS`` rows every sample column of the rest is counted: damage is never
-    under-reported to save time."""
-    cells: dict[int, int] = {}
-    for line in bad_lines[:_CELL_RECHECK_ROWS]:
-        for index, text in enumerate(lines.cells(line, header.separator)[1:], start=2):
-            if not _finite_or_blank(text):
-                cells[index] = cells.get(index, 0) + 1
-    rest = len(bad_lines) - _CELL_RECHECK_ROWS
-    if rest > 0:
-        for index in range(2, len(header.paths) + 2):
-            cells[index] = cells.get(index, 0) + rest
-    return cells
-
-
-def _finite_or_blank(text: str) -> bool:
-    stripped = text.strip()
-    if not stripped:
-        return True
-    try:
-        return math.isfinite(float(stripped))
-    except ValueError:
-        return False
+    """File column (1-based) -> cells that are not finite numbers, in the rows at ``bad_lines``."""
+    columns = [f"c{i}" for i in range(len(header.paths))]
+    text = lines.rows(bad_lines, header, columns)
+    written = [pl.col(c).str.strip_chars().str.len_chars().fill_null(0) > 0 for c in columns]
+    counted = [(w & _number(c).is_null()).sum().alias(c) for w, c in zip(written, columns, strict=True)]
+    bad = text.select(counted)
+    return {index + 2: int(n) for index, n in enumerate(bad.row(0)) if n}
 
 
 def log_damage(columns: list[str], damage: list[_Damage], lost_maxima: dict[str, float]) -> LogDamage:
@@ -1002,24 +1022,20 @@ def log_damage(columns: list[str], damage: list[_Damage], lost_maxima: dict[str,
 
 def _lost_maxima(body: _Body, header: _Header, columns: list[str], damage: list[_Damage]) -> dict[str, float]:
     """Per column, the largest number read from rows dropped whole whose cells still line up
-    (a time stamp that is unreadable, a row cut short): a value that may hide a failure."""
-    found: dict[str, float] = {}
-    lines = [line for item in damage if item.kind in ("stamp", "cut", "too few") for line in item.lines]
-    for line in lines[:_CELL_RECHECK_ROWS]:
-        try:
-            cells = body.lines.cells(line, header.separator)
-        except IndexError:
-            continue  # the cut last line lies past the body
-        usable = cells[1:-1] if len(cells) < len(columns) + 1 else cells[1:]  # a cut cell is partial
-        for name, text in zip(columns, usable, strict=False):
-            stripped = text.strip()
-            try:
-                value = float(stripped) if stripped else math.nan
-            except ValueError:
-                continue
-            if math.isfinite(value) and value > found.get(name, -math.inf):
-                found[name] = value
-    return found
+    (a time stamp that is unreadable, a row with too few fields): a value that may hide a
+    failure. A short row's last cell may be cut, so it is not taken."""
+    # A cut last line lies past the body and cannot be read again; only these rows can.
+    lines = [line for item in damage if item.kind in ("stamp", "too few") for line in item.lines]
+    if not lines or not columns:
+        return {}
+    text = body.lines.rows(lines, header, columns)
+    present = pl.sum_horizontal(pl.col(columns).is_not_null())
+    last_of_short = [(present < len(columns)) & (present == index + 1) for index in range(len(columns))]
+    maxima = text.select(
+        pl.when(cut).then(None).otherwise(_number(c)).max().alias(c)
+        for cut, c in zip(last_of_short, columns, strict=True)
+    ).row(0, named=True)
+    return {name: float(value) for name, value in maxima.items() if value is not None}
 
 
 def _samples_frame(table: pa.Table, header: _Header, body: _Body, damage: list[_Damage]) -> pl.DataFrame:
