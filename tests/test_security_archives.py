@@ -343,16 +343,13 @@ def test_many_small_folders_cost_a_few_transactions_not_one_per_folder(
 
     monkeypatch.setattr(Catalog, "transaction", counted_transaction)
     monkeypatch.setattr(Catalog, "_one", counted_one)
-    started = time.perf_counter()
     first = ingest([root], tmp_path / "cat", jobs=1)
-    elapsed = time.perf_counter() - started
     assert (first.folders, first.folders_parsed, first.refusals) == (2000, 2000, [])
     assert calls["transaction"] < 20, calls  # migrations, and one per 1,000 folders
     calls.update(transaction=0, one=0)
     again = ingest([root], tmp_path / "cat", jobs=1)
     assert (again.folders_unchanged, again.folders_parsed) == (2000, 0)
     assert calls["one"] < 20 and calls["transaction"] < 5, calls
-    assert elapsed < 30, f"{elapsed:.1f} s for 2,000 one-file folders"
     with Catalog.open(tmp_path / "cat", read_only=True) as catalog:
         assert catalog.frame("SELECT count(*) FROM folders").item() == 2000
         notes = catalog.frame("SELECT count(*) FROM problems WHERE run_id IS NULL").item()

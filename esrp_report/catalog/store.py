@@ -189,22 +189,10 @@ class Catalog:
             self.con.execute("DELETE FROM archives WHERE name = ?", [name])
             self.con.execute("INSERT INTO archives VALUES (?, ?, ?)", [name, sha256, size])
 
-    def known_folder(self, location: str, fingerprint: str) -> bool:
-        """Is this folder recorded with this fingerprint (unchanged since it was last ingested)?"""
-        row = self._one("SELECT fingerprint FROM folders WHERE location = ?", [location])
-        return row is not None and row[0] == fingerprint
-
     def folder_fingerprints(self) -> dict[str, str]:
         """Every recorded folder's fingerprint, in one query: asking per folder costs a DuckDB
         round trip each (0.35 ms; 17 s for 50,000 folders)."""
         return dict(self.con.execute("SELECT location, fingerprint FROM folders").fetchall())
-
-    def record_folder(
-        self, location: str, fingerprint: str, runs: int, problems: list[dict[str, Any]]
-    ) -> None:
-        """Record one folder (its fingerprint, run count and the problems not tied to a run), replacing its
-        earlier record."""
-        self.record_folders([(location, fingerprint, runs, problems)])
 
     def record_folders(self, records: list[tuple[str, str, int, list[dict[str, Any]]]]) -> None:
         """Record many folders (location, fingerprint, runs, problems) in one transaction.

@@ -121,8 +121,10 @@ def markdown(text: str) -> Markup:
 
 
 class BoundedSandbox(ImmutableSandboxedEnvironment):
-    """The sandbox with a bound on what one render may build: an override template must not
-    hang a build or fill its memory (``{% for i in range(10**5) %}`` nested, ``'a' * 10**9``).
+    """The sandbox with a bound on what one render may build through ``range``, ``*`` and ``**``
+    (``{% for i in range(10**5) %}`` nested, ``'a' * 10**9``). Not a full bound: string methods
+    and filters (``ljust``, ``center``, ``join``) and loops over repeated lists are not counted,
+    so an override template can still build large strings (docs/security.md, "Not yet").
 
     ``range`` hands out at most ``ITEMS`` items over a whole render (nested loops included),
     and ``*`` or ``**`` whose result would pass ``ITEMS`` items (or digits) is refused before
@@ -161,7 +163,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
 
-def environment(override: Path | None, name: str) -> jinja2.Environment:
+def environment(override: Path | None, name: str) -> BoundedSandbox:
     """A sandboxed Jinja2 environment for the named template folder (the override folder searched first), with
     the project's filters. Raises TemplateError for a name that is no plain folder name, a missing template
     folder or an override that is no folder."""
@@ -207,7 +209,7 @@ def environment(override: Path | None, name: str) -> jinja2.Environment:
 
 
 @functools.lru_cache(maxsize=8)
-def _shared_environment(override: Path | None, name: str) -> jinja2.Environment:
+def _shared_environment(override: Path | None, name: str) -> BoundedSandbox:
     """One environment per template folder for this module's renders: a build renders a dozen
     pages from the same templates, and compiling them again for each took about half the
     rendering time. Jinja2 still reloads a template whose file changed."""
@@ -392,8 +394,7 @@ def _render(
     # Every Jinja2 failure, in the page or anything it includes, is the template's author's
     # mistake: one line naming the template, never a traceback.
     try:
-        if isinstance(env, BoundedSandbox):
-            env.new_render()
+        env.new_render()
         template = env.get_template(name)
         return _fill(template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, **extra)
     except jinja2.TemplateSyntaxError as exc:
