@@ -75,3 +75,9 @@ def test_without_a_report_the_impossible_reading_is_ruled_out(samples: Path, tmp
     assert 0 < transactional["reads_per_sec"] < total["reads_per_sec"]
     for convention in figures.values():
         assert all(v is not None and v >= 0 for k, v in convention.items() if k != "instances"), convention
+
+
+def test_the_expected_reading_confirmed_by_the_report_is_not_a_note(samples: Path) -> None:
+    out = json.loads(runner.invoke(app, ["check", str(samples / "EMAIL5"), "--json"]).output)
+    messages = [p["message"] for run in out["servers"][0]["runs"] for p in run["problems"]]
+    assert not [m for m in messages if "I/O Database Reads/sec" in m]
