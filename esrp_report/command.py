@@ -11,9 +11,9 @@ Typer alone takes about 50 ms to import, and running any of its commands imports
 (another 60 ms) to convert option values. The CLI's `version` command and `--version` option
 print the same line; tests/test_startup.py holds them to it.
 
-`esrp-report inspect FILE [--json]`, the command most often run on one file, calls the CLI's own
-`inspect` function directly, without Typer's dispatch (and so without Pydantic); anything else,
-options included, goes through Typer. tests/test_startup.py checks both give the same output."""
+`esrp-report inspect FILE [--json]`, the command most often run on one file, calls the function
+the CLI's `inspect` command calls (cli/output.py), without importing Typer; anything else, options
+included, goes through Typer. tests/test_startup.py checks both give the same output."""
 
 import sys
 from pathlib import Path
@@ -50,11 +50,8 @@ def _plain_inspect(args: list[str]) -> tuple[Path, bool] | None:
 
 
 def _inspect(file: Path, as_json: bool) -> None:
-    import typer  # noqa: PLC0415 - see the module docstring
+    from esrp_report.cli.output import inspect_file  # noqa: PLC0415 - see the module docstring
 
-    from esrp_report.cli.main import inspect  # noqa: PLC0415 - see the module docstring
-
-    try:
-        inspect(file, as_json=as_json)
-    except typer.Exit as done:  # an error was printed; its exit status stands
-        sys.exit(done.exit_code)
+    status = inspect_file(file, as_json=as_json)
+    if status:
+        sys.exit(status)

@@ -444,3 +444,59 @@ def test_describe(engine: str, tmp_path: Path) -> None:
         "missing_cells": 1,
         "problems": [],
     }
+
+
+NATIVE = pytest.mark.skipif(counter_csv._pdhcsv is None, reason="the compiled PDH-CSV parser was not built")
+ROWS = (
+    b'"01/01/2020 00:00:00.000","1.5"," "\n'
+    b'"01/01/2020 00:00:15.000","2.5"\n'  # too few fields: left out
+    b'"01/01/2020 00:00:30.000","x","7"\n'  # not a number: an empty cell, the row kept
+    b'"bad stamp","4","8"\n'  # unreadable stamp: left out
+    b'"01/01/2020 00:00:45.000","5","9"\n'
+)
+
+
+@NATIVE
+@pytest.mark.parametrize(
+    "rows",
+    [ROWS, ROWS.replace(b'","2.5"\n', b'","2.5","3"\n').replace(b"bad stamp", b"01/01/2020 00:00:40.000")],
+)
+def test_the_parser_hands_polars_its_sound_rows_through_the_arrow_interface(rows: bytes) -> None:
+    """Polars and PyArrow, two independent consumers of the capsules, see the same rows; the
+    values outlive every buffer the parser returned (the array holds what it points into)."""
+    import gc
+
+    import pyarrow as pa
+
+    parse, arrow_table = counter_csv._pdhcsv.parse, counter_csv._pdhcsv.arrow_table  # type: ignore[union-attr]
+    values, stamps, status, *_ = parse(rows, 0, 2, ",", 2, 2)
+    sound = [s == 0 for s in status]
+    bias = 480 * 60_000_000
+    frame = pl.DataFrame(counter_csv._ArrowRows(arrow_table(values, stamps, status, ["a", "b"], bias)[:2]))
+    schema, array, kept = arrow_table(values, stamps, status, ["a", "b"], bias)
+    batch = pa.RecordBatch._import_from_c_capsule(schema, array)
+    del values, stamps, status, schema, array
+    gc.collect()
+    expected_a = [1.5, 2.5, None, 4.0, 5.0]
+    expected_b = [None, 3.0, 7.0, 8.0, 9.0]
+    keep = [i for i, ok in enumerate(sound) if ok and (i != 3 or b"bad stamp" not in rows)]
+    assert kept == frame.height == batch.num_rows == len(keep)
+    assert frame.schema == pl.Schema(
+        {"timestamp": pl.Datetime("us", "UTC"), "a": pl.Float64, "b": pl.Float64}
+    )
+    assert frame.get_column("a").to_list() == [expected_a[i] for i in keep]
+    assert frame.get_column("b").to_list() == [expected_b[i] for i in keep]
+    assert frame.get_column("timestamp")[0] == datetime(2020, 1, 1, 8, tzinfo=UTC)  # local + 480 min
+    assert pl.DataFrame(pl.from_arrow(batch)).equals(frame)
+
+
+@NATIVE
+def test_the_arrow_export_refuses_buffers_of_different_rows() -> None:
+    arrow_table = counter_csv._pdhcsv.arrow_table  # type: ignore[union-attr]
+    values, stamps, status, *_ = counter_csv._pdhcsv.parse(ROWS, 0, 2, ",", 1, 2)  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="same rows"):
+        arrow_table(values, stamps, status[:-1], ["a", "b"], 0)
+    with pytest.raises(ValueError, match="same rows"):
+        arrow_table(values, stamps, status, ["a"], 0)
+    with pytest.raises(TypeError):
+        arrow_table(values, stamps, status, ["a", 2], 0)

@@ -26,7 +26,9 @@ runner = CliRunner()
         ("vmax/EMAIL2/System_2011_3_15_14_28_41.evt", formats.EVENT_LOG),
     ],
 )
-def test_each_sample_is_recognised_by_its_content(samples: Path, tmp_path: Path, name: str, expected: object) -> None:
+def test_each_sample_is_recognised_by_its_content(
+    samples: Path, tmp_path: Path, name: str, expected: object
+) -> None:
     assert formats.detect(samples / name) is expected
     renamed = tmp_path / "evidence.dat"  # the name is no help, except where only it can tell (.evt)
     renamed.write_bytes((samples / name).read_bytes())

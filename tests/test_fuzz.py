@@ -12,6 +12,7 @@ from benchmarks import fuzz
 # The slower readers get fewer inputs, the new multi-file harnesses more; the others get 100.
 INPUTS = {"published": 50, "csv": 80, "manifest": 200, "templates": 150, "archive": 200}
 
+
 @pytest.mark.parametrize("fmt", list(fuzz.FORMATS))
 def test_fuzz_harness_finds_no_uncaught_exception(fmt: str) -> None:
     count = INPUTS.get(fmt, 100)

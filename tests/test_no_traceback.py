@@ -168,7 +168,18 @@ def fifo(tmp_path: Path) -> Path:
         ["init", "{}", "-o", "m.toml"],
         ["compare", "{}", "{}"],
     ],
-    ids=["inspect", "inspect-averages", "convert", "audit", "check", "check-rules", "size-spec", "build", "init", "compare"],
+    ids=[
+        "inspect",
+        "inspect-averages",
+        "convert",
+        "audit",
+        "check",
+        "check-rules",
+        "size-spec",
+        "build",
+        "init",
+        "compare",
+    ],
 )
 def test_fifo_is_refused_at_once_by_name(tmp_path: Path, fifo: Path, command: list[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "samples"

@@ -79,7 +79,9 @@ def test_init_compare_and_catalog_take_the_partial_folder(partial: Path, tmp_pat
     compared = runner.invoke(app, ["compare", str(partial), str(partial), "--json"])
     assert compared.exit_code in (0, 1), compared.output
     catalog = tmp_path / "catalog"
-    ingested = runner.invoke(app, ["catalog", "ingest", str(partial), "--catalog", str(catalog), "--jobs", "1"])
+    ingested = runner.invoke(
+        app, ["catalog", "ingest", str(partial), "--catalog", str(catalog), "--jobs", "1"]
+    )
     assert ingested.exit_code == 0, ingested.output
     listed = runner.invoke(app, ["catalog", "list", "--catalog", str(catalog), "--json"])
     assert len(json.loads(listed.output)) == 4  # every run kept, partial ones with their problems

@@ -42,8 +42,12 @@ def _transactional_only(source: Path, target: Path) -> None:
     stamps = [t.replace(tzinfo=None) for t in samples["timestamp"].dt.offset_by("-5h").to_list()]
     values = samples.drop("timestamp").to_numpy().astype(float)
     write_pdh_csv(
-        target, log.counters["path"].to_list(), stamps, values,
-        time_zone_name="Eastern Standard Time", bias_minutes=300,
+        target,
+        log.counters["path"].to_list(),
+        stamps,
+        values,
+        time_zone_name="Eastern Standard Time",
+        bias_minutes=300,
     )
 
 
@@ -69,7 +73,9 @@ def test_without_a_report_the_impossible_reading_is_ruled_out(samples: Path, tmp
     run = out["servers"][0]["runs"][0]
     notes = [p["message"] for p in run["problems"]]
     # Read as including maintenance reads, this log's transactional sizes would be negative.
-    assert any("is read as transactional reads only: read as includes maintenance reads" in n for n in notes), notes
+    assert any(
+        "is read as transactional reads only: read as includes maintenance reads" in n for n in notes
+    ), notes
     figures = out["servers"][0]["summaries"]["Performance"]["conventions"]
     transactional, total = figures["transactional"], figures["total"]
     assert 0 < transactional["reads_per_sec"] < total["reads_per_sec"]

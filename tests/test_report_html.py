@@ -436,7 +436,9 @@ def test_a_page_that_is_no_jetstress_report_is_refused(tmp_path: Path, page: str
     assert str(path) in str(info.value)
 
 
-def test_a_missing_test_summary_is_named_and_the_rest_of_the_report_kept(samples: Path, tmp_path: Path) -> None:
+def test_a_missing_test_summary_is_named_and_the_rest_of_the_report_kept(
+    samples: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "Performance_x.html"
     path.write_text(_without_section(_sample_text(samples), "Test Summary"), encoding="utf-8")
     run = read_report(path)
@@ -460,7 +462,9 @@ def test_a_missing_statistics_table_is_named_and_the_summary_kept(
 ) -> None:
     run = parse_report_html(_without_section(_sample_text(samples, name), legend), "x.html")
     assert run.machine and run.test_log is not None  # the rest of the report is read
-    assert [p.message.split(" (")[0] for p in run.problems if p.unread] == [f"required section missing: {section}"]
+    assert [p.message.split(" (")[0] for p in run.problems if p.unread] == [
+        f"required section missing: {section}"
+    ]
 
 
 def test_a_report_with_nothing_but_its_title_is_still_refused(samples: Path) -> None:

@@ -340,7 +340,9 @@ def test_results_folders_are_walked_without_following_symbolic_links(tmp_path: P
     (folder / "itself").symlink_to(folder / "itself")  # a loop: resolving it raises
     problems: list[Problem] = []
     files = iter_files([folder], problems)
-    assert sorted(f.resolve() for f in files) == sorted([(folder / "own.html").resolve(), (inner / "kept.html").resolve()])
+    assert sorted(f.resolve() for f in files) == sorted(
+        [(folder / "own.html").resolve(), (inner / "kept.html").resolve()]
+    )
     reported = {Path(p.source).name: p.message for p in problems}
     assert "outside" in reported["linked.html"] and "outside" in reported["linked-folder"]
     assert "to nothing" in reported["dangling.html"]

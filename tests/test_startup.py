@@ -106,7 +106,9 @@ def test_the_fast_inspect_path_answers_as_the_cli_does(args: list[str]) -> None:
     """`inspect FILE [--json]` skips Typer's dispatch (esrp_report/command.py): same output,
     same exit status as through Typer."""
     env = {**_env(), "COLUMNS": "200"}
-    fast = subprocess.run([str(PROGRAM), *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+    fast = subprocess.run(
+        [str(PROGRAM), *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
     typer_path = subprocess.run(
         [sys.executable, "-c", "from esrp_report.cli.main import main; main()", *args],
         capture_output=True,
@@ -121,3 +123,42 @@ def test_the_fast_inspect_path_answers_as_the_cli_does(args: list[str]) -> None:
         typer_path.stderr,
     )
     assert fast.returncode in (0, 2)
+
+
+def test_the_fast_inspect_of_a_counter_log_imports_no_numpy_typer_or_rich() -> None:
+    """The compiled parser hands its rows to Polars through the Arrow C data interface (no
+    NumPy) and the description is drawn without Rich (cli/output.py): docs/benchmarks.md."""
+    csv = SAMPLES / "EMAIL5" / "Performance_2011_3_11_13_27_46.csv"
+    code = (
+        f"import sys; sys.argv = ['esrp-report', 'inspect', {str(csv)!r}]\n"
+        "from esrp_report.command import main; main()\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'typer', 'rich', 'pyarrow', 'click'}))"
+    )
+    lines = _python(code).stdout.splitlines()
+    assert "counter_columns" in "\n".join(lines[:-1])
+    from esrp_report.ingest.perfmon import counter_csv
+
+    assert lines[-1] == ("[]" if counter_csv.native_parser_available() else "['pyarrow']")
+
+
+def test_a_field_table_fits_its_width_and_keeps_every_word() -> None:
+    from esrp_report.cli.output import field_table
+
+    fields = [("file", "x.csv"), ("objects", "word " * 60 + "z" * 90), ("problems", "first line\nsecond")]
+    table = field_table("x.csv", fields, 60)
+    lines = table.splitlines()
+    assert lines[0].strip() == "x.csv"
+    assert all(len(line) <= 60 for line in lines)
+    assert len({len(line) for line in lines[1:]}) == 1  # every row of the box as wide
+    body = "".join(line.split("│")[2] for line in lines if line.startswith("│"))
+    words = body.split()
+    assert words[:61] == ["x.csv", *["word"] * 60]
+    assert words[-3:] == ["first", "line", "second"]
+    assert "".join(words[61:-3]) == "z" * 90  # a word longer than its column is cut, not lost
+    assert [
+        line.split("│")[1].strip() for line in lines if line.startswith("│") and line.split("│")[1].strip()
+    ] == [
+        "file",
+        "objects",
+        "problems",
+    ]

@@ -74,9 +74,7 @@ def _check(path: Path, rules: Path) -> Status:
 
 
 def _cli(path: Path, rules: Path) -> tuple[int, dict[str, object]]:
-    result = runner.invoke(
-        app, ["check", str(path), "--rules", str(rules), "--target-iops", "100", "--json"]
-    )
+    result = runner.invoke(app, ["check", str(path), "--rules", str(rules), "--target-iops", "100", "--json"])
     return result.exit_code, json.loads(result.output)
 
 
@@ -170,7 +168,9 @@ def test_a_dropped_row_that_holds_a_worst_value_is_named_beside_the_verdict(tmp_
 
 _cells = st.tuples(st.integers(0, ROWS - 1), st.integers(0, len(PATHS) - 1))
 _damage = st.one_of(
-    st.tuples(st.just("cell"), _cells, st.sampled_from([b"-5000", b"inf", b"-inf", b"nan", b"x", b" ", b"1e999"])),
+    st.tuples(
+        st.just("cell"), _cells, st.sampled_from([b"-5000", b"inf", b"-inf", b"nan", b"x", b" ", b"1e999"])
+    ),
     st.tuples(st.just("stamp"), st.integers(1, ROWS - 1), st.sampled_from(["back", "unreadable", "early"])),
     st.tuples(st.just("cut"), st.integers(1, 200), st.just(None)),
 )
@@ -209,7 +209,9 @@ _BAD_CELLS = [b"-5000", b"inf", b"-inf", b"nan", b"x", b" ", b"1e999"]
 
 
 @given(
-    slow=st.lists(st.tuples(st.integers(1, ROWS - 1), st.sampled_from([0, 4, 6, 10])), min_size=1, max_size=3),
+    slow=st.lists(
+        st.tuples(st.integers(1, ROWS - 1), st.sampled_from([0, 4, 6, 10])), min_size=1, max_size=3
+    ),
     level=st.sampled_from([150.0, 300.0]),  # over the 100 ms maximum: the clean log fails
     slow_column=st.booleans(),  # also a whole column at 25 ms: its average fails too
     data=st.data(),
@@ -226,7 +228,11 @@ def test_no_damage_turns_a_failing_log_into_a_pass(
     # Half of the damage lands on the failing samples themselves: the cases that could hide a failure.
     aimed = st.one_of(
         st.tuples(st.just("cell"), st.sampled_from(slow), st.sampled_from(_BAD_CELLS)),
-        st.tuples(st.just("stamp"), st.sampled_from([row for row, _ in slow]), st.sampled_from(["unreadable", "early"])),
+        st.tuples(
+            st.just("stamp"),
+            st.sampled_from([row for row, _ in slow]),
+            st.sampled_from(["unreadable", "early"]),
+        ),
     )
     damage = data.draw(st.lists(st.one_of(aimed, _damage), min_size=1, max_size=4))
     path = _write(tmp_path, values)

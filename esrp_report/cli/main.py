@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from esrp_report import __version__
+from esrp_report.cli import output
 from esrp_report.cli.catalog import catalog_app
+from esrp_report.cli.output import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_PASS, EXIT_UNUSABLE
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from esrp_report.analysis.rules import RuleResult
     from esrp_report.audit import AuditResult
 
-EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
 # Keyed by the values of esrp_report.analysis.rules.Status (a StrEnum, so a Status finds its entry):
 # naming the members here would import the rules, the model and Polars to print --help.
 VERDICT_EXIT = {
@@ -74,16 +73,11 @@ STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
 }
 
 
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+_console = output.console
 
 
 def _error(message: str) -> typer.Exit:
-    # Escaped: messages name manifest tables such as "[branding] logo", which Rich would read as
-    # markup and drop.
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]error:[/] {escape(message)}", markup=True
-    )
+    output.print_error(message)
     return typer.Exit(EXIT_UNUSABLE)
 
 
@@ -330,21 +324,9 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
     if averages:
         _print_averages(file, counters=counters, bounds=(begin, end), as_json=as_json)
         return
-    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
-
-    try:
-        description = api.inspect(file)
-    except EsrpError as exc:
-        raise _error(str(exc)) from None
-    if as_json:
-        typer.echo(json.dumps(description, indent=2, default=str))
-        return
-    table = Table(title=str(file), show_header=False)
-    table.add_column("field", style="bold")
-    table.add_column("value")
-    for key, value in description.items():
-        table.add_row(key, _plain(value))
-    _console().print(table)
+    status = output.inspect_file(file, as_json=as_json)
+    if status:
+        raise typer.Exit(status)
 
 
 def _print_averages(
@@ -635,18 +617,6 @@ def doctor(as_json: JsonOption = False) -> None:
         table.add_row(part.name, part.version or "[red]missing[/]", part.note)
     table.add_row("PDF output", "[green]works[/]" if works else "[red]does not work[/]", detail)
     _console().print(table)
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, float):
-        return fmt_number(value, 3)
-    if isinstance(value, list):
-        if value and isinstance(value[0], dict):
-            return "\n".join(json.dumps(v, default=str) for v in value)
-        return ", ".join(str(v) for v in value) if value else "—"
-    if isinstance(value, dict):
-        return json.dumps(value, default=str)
-    return "—" if value is None else str(value)
 
 
 # ---------------------------------------------------------------- check output

@@ -10,6 +10,13 @@
  *   first_bad: bytearray of int32 per row: 1-based column of the first such cell, 0 if none
  *   lines:     bytearray of int64 per row: its 1-based line in the file (blank lines are skipped)
  *
+ * arrow_table(values, stamps, status, names, bias_us) -> (schema capsule, array capsule, rows kept)
+ *   The rows parse() read as a struct array in the Arrow C data interface, for Polars to take
+ *   without NumPy or PyArrow (start-up: docs/benchmarks.md): a "timestamp" child (microseconds,
+ *   UTC: each stamp plus bias_us) and one float64 child per name, NaN as null. Only rows whose
+ *   status is 0 and whose stamp was read are in it. When every row is, the value children point
+ *   into `values` (kept alive by the array) and nothing is copied.
+ *
  * Numbers take the exact fast path (integer mantissa < 2^53 scaled by an exact power of ten up to
  * 10^22, which rounds correctly) and fall back to strtod otherwise. Rows are split between threads
  * at line boundaries; the GIL is released while parsing.
@@ -277,8 +284,215 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     return Py_BuildValue("(NNNNNN)", b_values, b_stamps, b_status, b_bad, b_first, b_lines);
 }
 
+
+/* --- Arrow C data interface export (https://arrow.apache.org/docs/format/CDataInterface.html) --- */
+
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#define ARROW_FLAG_NULLABLE 2
+
+/* What one exported array owns: its buffer pointers, memory it allocated, a Python object. */
+typedef struct {
+    const void *buffers[2];
+    void *owned[2];
+    PyObject *owner;
+} holding_t;
+
+static void release_schema(struct ArrowSchema *schema) {
+    if (!schema || !schema->release) return;
+    for (int64_t i = 0; i < schema->n_children; i++) {
+        struct ArrowSchema *child = schema->children[i];
+        if (child->release) child->release(child);
+        free(child);
+    }
+    free(schema->children);
+    free(schema->private_data); /* the copied name */
+    schema->release = NULL;
+}
+
+static void release_array(struct ArrowArray *array) {
+    if (!array || !array->release) return;
+    for (int64_t i = 0; i < array->n_children; i++) {
+        struct ArrowArray *child = array->children[i];
+        if (child->release) child->release(child);
+        free(child);
+    }
+    free(array->children);
+    holding_t *holding = array->private_data;
+    if (holding) {
+        free(holding->owned[0]);
+        free(holding->owned[1]);
+        if (holding->owner) {
+            /* The consumer may release from any thread, without the GIL. */
+            PyGILState_STATE state = PyGILState_Ensure();
+            Py_DECREF(holding->owner);
+            PyGILState_Release(state);
+        }
+        free(holding);
+    }
+    array->release = NULL;
+}
+
+static int child_schema(struct ArrowSchema *schema, const char *format, const char *name, Py_ssize_t length) {
+    char *copy = malloc((size_t)length + 1);
+    if (!copy) return -1;
+    memcpy(copy, name, (size_t)length);
+    copy[length] = '\0';
+    *schema = (struct ArrowSchema){format, copy, NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL, release_schema, copy};
+    return 0;
+}
+
+/* A float64 or int64 child over `data` (rows long); a validity bitmap when a value is NaN. */
+static int child_array(struct ArrowArray *array, const void *data, void *owned, PyObject *owner, int64_t rows,
+                       int nan_is_null) {
+    holding_t *holding = calloc(1, sizeof(holding_t));
+    if (!holding) { free(owned); return -1; }
+    holding->owned[0] = owned;
+    holding->buffers[1] = data;
+    int64_t nulls = 0;
+    if (nan_is_null) {
+        const double *values = data;
+        for (int64_t r = 0; r < rows; r++) nulls += isnan(values[r]) ? 1 : 0;
+        if (nulls) {
+            uint8_t *valid = calloc((size_t)(rows + 7) / 8, 1);
+            if (!valid) { free(owned); free(holding); return -1; }
+            for (int64_t r = 0; r < rows; r++)
+                if (!isnan(values[r])) valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+            holding->owned[1] = valid;
+            holding->buffers[0] = valid;
+        }
+    }
+    if (owner) { Py_INCREF(owner); holding->owner = owner; }
+    *array = (struct ArrowArray){rows, nulls, 0, 2, 0, holding->buffers, NULL, NULL, release_array, holding};
+    return 0;
+}
+
+static void free_schema_capsule(PyObject *capsule) {
+    struct ArrowSchema *schema = PyCapsule_GetPointer(capsule, "arrow_schema");
+    if (schema) { release_schema(schema); free(schema); }
+}
+
+static void free_array_capsule(PyObject *capsule) {
+    struct ArrowArray *array = PyCapsule_GetPointer(capsule, "arrow_array");
+    if (array) { release_array(array); free(array); }
+}
+
+static PyObject *arrow_table(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *names;
+    Py_buffer stamps_view, status_view;
+    long long bias;
+    if (!PyArg_ParseTuple(args, "Oy*y*O!L", &values_obj, &stamps_view, &status_view, &PyList_Type, &names, &bias))
+        return NULL;
+    Py_buffer values_view;
+    if (PyObject_GetBuffer(values_obj, &values_view, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&stamps_view); PyBuffer_Release(&status_view);
+        return NULL;
+    }
+    Py_ssize_t rows = stamps_view.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t columns = PyList_GET_SIZE(names);
+    const int64_t *stamps = stamps_view.buf;
+    const uint8_t *status = status_view.buf;
+    const double *values = values_view.buf;
+    PyObject *result = NULL;
+    struct ArrowSchema *schema = calloc(1, sizeof(struct ArrowSchema));
+    struct ArrowArray *array = calloc(1, sizeof(struct ArrowArray));
+    struct ArrowSchema **schemas = calloc((size_t)columns + 1, sizeof(struct ArrowSchema *));
+    struct ArrowArray **arrays = calloc((size_t)columns + 1, sizeof(struct ArrowArray *));
+    int64_t *kept = malloc(sizeof(int64_t) * (size_t)(rows ? rows : 1));
+    if (!schema || !array || !schemas || !arrays || !kept) goto nomemory;
+    if (status_view.len != rows || values_view.len != (Py_ssize_t)sizeof(double) * rows * columns) {
+        PyErr_SetString(PyExc_ValueError, "values, stamps and status do not describe the same rows");
+        goto fail;
+    }
+    int64_t length = 0;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (status[r] == 0 && stamps[r] != INT64_MIN) kept[length++] = r;
+    int every_row = length == rows;
+    /* The schema first: the array's release frees whatever was built, the schema's likewise. */
+    *schema = (struct ArrowSchema){"+s", NULL, NULL, 0, 0, schemas, NULL, release_schema, NULL};
+    *array = (struct ArrowArray){length, 0, 0, 1, 0, NULL, arrays, NULL, release_array, NULL};
+    static const void *no_validity[1] = {NULL};
+    array->buffers = no_validity;
+    for (Py_ssize_t c = 0; c <= columns; c++) {
+        schemas[c] = calloc(1, sizeof(struct ArrowSchema));
+        arrays[c] = calloc(1, sizeof(struct ArrowArray));
+        if (!schemas[c] || !arrays[c]) { free(schemas[c]); free(arrays[c]); goto nomemory; }
+        schema->n_children = array->n_children = c + 1;
+        const char *name = "timestamp";
+        Py_ssize_t name_length = 9;
+        if (c > 0) {
+            name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, c - 1), &name_length);
+            if (!name) goto fail;
+        }
+        if (child_schema(schemas[c], c ? "g" : "tsu:UTC", name, name_length) < 0) goto nomemory;
+        if (c == 0) {
+            int64_t *shifted = malloc(sizeof(int64_t) * (size_t)(length ? length : 1));
+            if (!shifted) goto nomemory;
+            for (int64_t i = 0; i < length; i++) shifted[i] = stamps[kept[i]] + bias;
+            if (child_array(arrays[c], shifted, shifted, NULL, length, 0) < 0) goto nomemory;
+        } else if (every_row) {
+            if (child_array(arrays[c], values + (c - 1) * rows, NULL, values_obj, length, 1) < 0) goto nomemory;
+        } else {
+            double *compact = malloc(sizeof(double) * (size_t)(length ? length : 1));
+            if (!compact) goto nomemory;
+            const double *column = values + (c - 1) * rows;
+            for (int64_t i = 0; i < length; i++) compact[i] = column[kept[i]];
+            if (child_array(arrays[c], compact, compact, NULL, length, 1) < 0) goto nomemory;
+        }
+    }
+    schemas = NULL;
+    arrays = NULL;
+    PyObject *schema_capsule = PyCapsule_New(schema, "arrow_schema", free_schema_capsule);
+    if (!schema_capsule) goto fail;
+    schema = NULL; /* the capsule owns it now */
+    PyObject *array_capsule = PyCapsule_New(array, "arrow_array", free_array_capsule);
+    if (!array_capsule) { Py_DECREF(schema_capsule); goto fail; }
+    array = NULL;
+    result = Py_BuildValue("(NNL)", schema_capsule, array_capsule, (long long)length);
+    goto done;
+nomemory:
+    PyErr_NoMemory();
+fail:
+    if (schema && schema->release) release_schema(schema);
+    else if (schemas) { for (Py_ssize_t c = 0; c <= columns; c++) free(schemas[c]); free(schemas); }
+    if (array && array->release) release_array(array);
+    else if (arrays) { for (Py_ssize_t c = 0; c <= columns; c++) free(arrays[c]); free(arrays); }
+    free(schema);
+    free(array);
+done:
+    free(kept);
+    PyBuffer_Release(&values_view);
+    PyBuffer_Release(&stamps_view);
+    PyBuffer_Release(&status_view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse", parse, METH_VARARGS, "Parse PDH-CSV data rows; see the module source for the result layout."},
+    {"arrow_table", arrow_table, METH_VARARGS, "parse()'s sound rows as an Arrow struct array (two capsules and the row count)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pdhcsv", "Fast PDH-CSV row parser.", -1, methods,

@@ -49,7 +49,6 @@ TABLE_TITLES = {
 }
 
 
-
 def number(value: float | None, decimals: int | None = None) -> str:
     """Text that reads back to exactly ``value``: fixed decimals when they are exact, else the
     shortest round-trip form."""

@@ -27,7 +27,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-import numpy as np
 import polars as pl
 
 from esrp_report.ingest.perfmon.counter_path import parse_counter_path
@@ -35,7 +34,8 @@ from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem, StreamedCounterLog
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 
-if TYPE_CHECKING:  # PyArrow is the second engine's: imported when that engine runs (start-up)
+if TYPE_CHECKING:  # PyArrow is the second engine's, NumPy serves damaged rows: imported on use (start-up)
+    import numpy as np
     import pyarrow as pa
 
 try:
@@ -55,7 +55,7 @@ _MAX_BIAS = 24 * 60  # minutes
 _DATA_ROW = re.compile(r'^\ufeff?"?\d{1,2}/\d{1,2}/\d{4} ')
 _TRANSCODE_CHUNK = 4 << 20
 _LISTED_LINES = 10
-_NO_STAMP = np.iinfo(np.int64).min
+_NO_STAMP = -(2**63)  # the parser's unreadable time stamp (INT64_MIN)
 
 
 def native_parser_available() -> bool:
@@ -601,6 +601,8 @@ class _Lines:
     """Line starts of the data rows; built only when a problem needs line numbers."""
 
     def __init__(self, data: memoryview, start: int, end: int, first_line: int) -> None:
+        import numpy as np  # noqa: PLC0415 - damaged rows only (start-up: docs/benchmarks.md)
+
         self.raw = bytes(data[start:end])
         self.first_line = first_line
         octets = np.frombuffer(self.raw, dtype=np.uint8)
@@ -624,6 +626,8 @@ class _Lines:
         """The cells of the rows at ``lines`` (those inside this body), as text: ``timestamp`` and
         one String column per sample column, a short row padded with nulls, a long one cut.
         Selected and parsed as a whole, never a row at a time."""
+        import numpy as np  # noqa: PLC0415 - damaged rows only (start-up: docs/benchmarks.md)
+
         index = np.asarray(lines, dtype=np.int64) - self.first_line
         index = index[(index >= 0) & (index < len(self.starts))]
         names = ["timestamp", *columns]
@@ -655,6 +659,8 @@ class _Lines:
 
     def find(self, texts: list[str]) -> list[int | None]:
         """The line of each skipped row's text (identical texts: successive occurrences)."""
+        import numpy as np  # noqa: PLC0415 - damaged rows only (start-up: docs/benchmarks.md)
+
         cursor: dict[bytes, int] = {}
         found: list[int | None] = []
         for text in texts:
@@ -676,6 +682,8 @@ class _Lines:
 
     def remaining(self, dropped: list[_Damage]) -> np.ndarray[Any, np.dtype[np.int64]]:
         """Lines of the rows still kept after ``dropped``, in order."""
+        import numpy as np  # noqa: PLC0415 - damaged rows only (start-up: docs/benchmarks.md)
+
         gone = [line for item in dropped if item.drops_rows for line in item.lines]
         return np.asarray(self.row_lines[~np.isin(self.row_lines, gone)], dtype=np.int64)
 
@@ -791,52 +799,61 @@ def _damage_problems(source: Path, damage: list[_Damage]) -> list[Problem]:
 # --- the compiled engine -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Verdicts:
-    """The compiled parser's per-row results (layout in _pdhcsv.c)."""
+    """The compiled parser's per-row results (layout in _pdhcsv.c), as NumPy arrays: built only
+    when a row is damaged (NumPy is not imported otherwise: start-up, docs/benchmarks.md)."""
 
-    status: np.ndarray[Any, np.dtype[np.uint8]]  # 0 ok, 1 too few fields, 2 too many, 3 bad quoting
-    stamps: np.ndarray[Any, np.dtype[np.int64]]  # local microseconds since 1970, or _NO_STAMP
-    bad: np.ndarray[Any, np.dtype[np.int32]]  # cells that are not numbers
-    first_bad: np.ndarray[Any, np.dtype[np.int32]]  # 1-based column of the first such cell
-    lines: np.ndarray[Any, np.dtype[np.int64]]  # 1-based line of each row
+    def __init__(
+        self,
+        stamps_b: bytearray,
+        status_b: bytearray,
+        bad_b: bytearray,
+        first_b: bytearray,
+        lines_b: bytearray,
+    ) -> None:
+        import numpy as np  # noqa: PLC0415 - see the class docstring
+
+        # status: 0 ok, 1 too few fields, 2 too many, 3 bad quoting
+        self.status = np.frombuffer(status_b, dtype=np.uint8)
+        self.stamps = np.frombuffer(stamps_b, dtype=np.int64)  # local microseconds since 1970, or _NO_STAMP
+        self.bad = np.frombuffer(bad_b, dtype=np.int32)  # cells that are not numbers
+        self.first_bad = np.frombuffer(first_b, dtype=np.int32)  # 1-based column of the first such cell
+        self.lines = np.frombuffer(lines_b, dtype=np.int64)  # 1-based line of each row
+
+
+class _ArrowRows:
+    """The pair of Arrow C data interface capsules ``_pdhcsv.arrow_table`` made, for Polars."""
+
+    def __init__(self, capsules: tuple[object, object]) -> None:
+        self._capsules = capsules
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self._capsules
 
 
 def _native_samples(body: _Body, header: _Header, columns: list[str], damage: list[_Damage]) -> pl.DataFrame:
-    """Rows parsed by ``_pdhcsv`` (threads, GIL released); damaged rows re-read here to say why."""
+    """Rows parsed by ``_pdhcsv`` (threads, GIL released) and handed to Polars through the Arrow
+    C data interface (no copy of the values); damaged rows re-read here to say why."""
     assert _pdhcsv is not None
     threads = min(os.cpu_count() or 1, 4)
-    first_line = body.first_line
     values_b, stamps_b, status_b, bad_b, first_b, lines_b = _pdhcsv.parse(
-        body.data[: body.end], body.start, len(columns), header.separator, threads, first_line
+        body.data[: body.end], body.start, len(columns), header.separator, threads, body.first_line
     )
-    rows = _Verdicts(
-        status=np.frombuffer(status_b, dtype=np.uint8),
-        stamps=np.frombuffer(stamps_b, dtype=np.int64),
-        bad=np.frombuffer(bad_b, dtype=np.int32),
-        first_bad=np.frombuffer(first_b, dtype=np.int32),
-        lines=np.frombuffer(lines_b, dtype=np.int64),
-    )
-    stamps = rows.stamps
-    # A cell that is not a number is NaN here, as a missing one: it becomes an empty cell and
-    # the row is kept (its other cells are sound); _native_damage counts it per column.
-    keep = (rows.status == 0) & (stamps != _NO_STAMP)
-    if not keep.all() or rows.bad.any():
-        damage.extend(_native_damage(body, header, rows))
-    values = np.frombuffer(values_b, dtype=np.float64).reshape(len(columns), len(stamps))
-    everything = bool(keep.all())
-    micros = stamps if everything else stamps[keep]
-    if header.bias is not None:
-        micros = micros + header.bias * 60_000_000
-    series = [pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us", "UTC"))]
-    for index, name in enumerate(columns):
-        column = values[index] if everything else values[index][keep]
-        series.append(pl.Series(name, column, dtype=pl.Float64, nan_to_null=True))  # NaN marks " "
-    return pl.DataFrame(series)
+    bias = header.bias * 60_000_000 if header.bias is not None else 0
+    # Rows with a bad field count or an unreadable stamp are left out; a cell that is not a
+    # number is NaN, as a missing one: it becomes an empty cell and its row is kept (the other
+    # cells are sound). _native_damage says what was left out and counts bad cells per column.
+    schema, array, kept = _pdhcsv.arrow_table(values_b, stamps_b, status_b, columns, bias)
+    if kept != len(status_b) or bad_b.count(0) != len(bad_b):
+        damage.extend(_native_damage(body, header, _Verdicts(stamps_b, status_b, bad_b, first_b, lines_b)))
+    capsules = (schema, array)
+    return pl.DataFrame(_ArrowRows(capsules))
 
 
 def _native_damage(body: _Body, header: _Header, rows: _Verdicts) -> list[_Damage]:
     """The same problems the PyArrow engine reports, from the parser's per-row verdicts."""
+    import numpy as np  # noqa: PLC0415 - damaged rows only (start-up: docs/benchmarks.md)
+
     lines = body.lines
     status, stamps, bad, first_bad, row_lines = rows.status, rows.stamps, rows.bad, rows.first_bad, rows.lines
     expected = len(header.paths) + 1
@@ -975,8 +992,10 @@ def _convert_leniently(
     bad = failed.select(pl.any_horizontal(pl.all())).to_series()
     if not bad.any():
         return cast.to_arrow(), None
-    stamped = frame.get_column("timestamp").str.strip_chars().str.strptime(
-        pl.Datetime("us"), TIMESTAMP_FORMAT, strict=False
+    stamped = (
+        frame.get_column("timestamp")
+        .str.strip_chars()
+        .str.strptime(pl.Datetime("us"), TIMESTAMP_FORMAT, strict=False)
     )
     counted = bad & stamped.is_not_null()  # a row without a time stamp is lost whole instead
     if not counted.any():
@@ -1062,10 +1081,7 @@ def _samples_frame(table: pa.Table, header: _Header, body: _Body, damage: list[_
 
 def _count_newlines(data: memoryview) -> int:
     window = 16 << 20  # a window at a time: no temporary as large as the file
-    return sum(
-        int(np.count_nonzero(np.frombuffer(data[at : at + window], dtype=np.uint8) == 0x0A))
-        for at in range(0, len(data), window)
-    )
+    return sum(bytes(data[at : at + window]).count(b"\n") for at in range(0, len(data), window))
 
 
 def _find(data: memoryview, needle: bytes) -> int:
