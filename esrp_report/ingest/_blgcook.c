@@ -6,7 +6,8 @@
  *
  *   matrix      bytes-like, rows x stride: stacked sample records (one per row)
  *   slot_pos    int64[S]: byte offset of each raw value in a row; slot_width int64[S]: 4 or 8
- *               (a DWORD is unsigned, a 64-bit value signed, as PDH_RAW_COUNTER holds them)
+ *               (a DWORD is unsigned, a 64-bit value signed, as PDH_RAW_COUNTER holds them),
+ *               or 0: a constant whose value is slot_pos (the raw-counter layout's time bases)
  *   prev_row    int64[S]: the raw values of the sample before the first row
  *   kind ...    int64[C] each: formula code, slot of N, of D (-1 none), of B (-1 none), of F
  *               (-1 none, -2 = 10,000,000), output column
@@ -163,7 +164,8 @@ static PyObject *cook(PyObject *self, PyObject *args) {
     const char *bad = NULL;
     Py_ssize_t at = 0;
     for (Py_ssize_t s = 0; s < S && !bad; s++)
-        if ((wid[s] != 4 && wid[s] != 8) || pos[s] < 0 || pos[s] > stride - wid[s]) bad = "slot outside the row", at = s;
+        if (wid[s] != 0 && ((wid[s] != 4 && wid[s] != 8) || pos[s] < 0 || pos[s] > stride - wid[s]))
+            bad = "slot outside the row", at = s;
     for (Py_ssize_t c = 0; c < C && !bad; c++)
         if (kind[c] < 0 || kind[c] >= K_COUNT || ns[c] < 0 || ns[c] >= S || ds[c] < -1 || ds[c] >= S ||
             bs[c] < -1 || bs[c] >= S || fs[c] < -2 || fs[c] >= S || oc[c] < 0 || oc[c] >= width)
@@ -172,6 +174,7 @@ static PyObject *cook(PyObject *self, PyObject *args) {
         if (rs[k] < 0 || rs[k] >= S) bad = "raw slot outside the slots", at = k;
     int64_t *cur = NULL, *prev = NULL;
     Py_ssize_t *wide = NULL, *narrow = NULL, S8 = 0, S4 = 0;
+    int constants = 0;
     if (!bad) {
         cur = PyMem_Malloc(sizeof(int64_t) * (size_t)(S ? S : 1));
         prev = PyMem_Malloc(sizeof(int64_t) * (size_t)(S ? S : 1));
@@ -181,7 +184,8 @@ static PyObject *cook(PyObject *self, PyObject *args) {
         if (cur && prev && wide && narrow)
             for (Py_ssize_t s = 0; s < S; s++) {
                 if (wid[s] == 8) wide[S8++] = s;
-                else narrow[S4++] = s;
+                else if (wid[s] == 4) narrow[S4++] = s;
+                else constants = 1;
             }
         if (!cur || !prev || !wide || !narrow) {
             PyMem_Free(cur);
@@ -201,6 +205,9 @@ static PyObject *cook(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS
     memcpy(prev, prev_row, sizeof(int64_t) * (size_t)S);
+    if (constants) /* never read from a row: the same value in both buffers, whichever is current */
+        for (Py_ssize_t s = 0; s < S; s++)
+            if (wid[s] == 0) cur[s] = prev[s] = pos[s];
     for (Py_ssize_t r = 0; r < rows; r++) {
         const uint8_t *row = matrix + r * stride;
         for (Py_ssize_t i = 0; i < S8; i++) {

@@ -75,14 +75,37 @@ def native_engine_built() -> bool:
 BUFFER_HEADER = blg_signature.BUFFER_HEADER
 _PDH_EVENT_HEADER = 48
 _FRAGMENT_PREFIX = 24
-_FULL_HEADER = 0x0A
+_FULL_HEADERS = (0x0A, 0x14)  # the PDH events of 32- and 64-bit producers (same 48 bytes)
 _SYSTEM_HEADERS = blg_signature.SYSTEM_HEADERS
 KIND_NAMES, KIND_PATHS, KIND_SAMPLE, KIND_CATALOG = 36, 32, 34, 35
 _CONTAINER_TAG = b"BL\x03\x00"
-_OBJECT_TAG = b"BL\x03\x05"
+_OBJECT_TAG = b"BL\x03\x05"  # a PERF_DATA_BLOCK (the Vista layout)
+_RAW_TAG = b"BL\x03\x01"  # one counter's PDH_RAW_COUNTER (the raw-counter layout)
+_RAW_ARRAY_TAG = b"BL\x03\x02"  # a wildcard's instances, one raw value pair each
+_RAW_COUNTER = struct.Struct("<I8sxxxxqqI")  # CStatus, FILETIME (4-aligned), pad, N, D, MultiCount
+_RAW_ARRAY = struct.Struct("<IIIxxxx8s")  # body size, items, CStatus, pad, FILETIME
+_RAW_ITEM = struct.Struct("<IIqq")  # name offset (from the body), MultiCount, N, D
+_PATH_ENTRY = struct.Struct("<IIIIqiiiiiii")  # record 32: size, flags, ?, type, time base, scale, offsets
+# PDH counter statuses (pdhmsg.h): the two that mean "a value", and the names of the others.
+_STATUS_VALID = (0x00000000, 0x00000001)
+PDH_STATUS_NAMES = {
+    0x800007D0: "PDH_CSTATUS_NO_MACHINE",
+    0x800007D1: "PDH_CSTATUS_NO_INSTANCE",
+    0x800007D2: "PDH_MORE_DATA",
+    0x800007D3: "PDH_CSTATUS_ITEM_NOT_VALIDATED",
+    0x800007D4: "PDH_RETRY",
+    0x800007D5: "PDH_NO_DATA",
+    0x800007D6: "PDH_CALC_NEGATIVE_DENOMINATOR",
+    0x800007D7: "PDH_CALC_NEGATIVE_TIMEBASE",
+    0x800007D8: "PDH_CALC_NEGATIVE_VALUE",
+    0xC0000BB8: "PDH_CSTATUS_NO_OBJECT",
+    0xC0000BB9: "PDH_CSTATUS_NO_COUNTER",
+    0xC0000BBA: "PDH_CSTATUS_INVALID_DATA",
+}
 _PERF_SIGNATURE = "PERF".encode("utf-16-le")
 _FILETIME_EPOCH = datetime(1601, 1, 1)
 _TICKS_100NS = 10_000_000
+_LISTED = 10  # sample times listed in a problem
 _LAST_FILETIME = 2_650_467_743_999_999_999  # 9999-12-31 23:59:59.9999999
 _READ_BUFFERS = 64  # buffers read per system call
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
@@ -225,6 +248,7 @@ class _Container:
         self.samples_lost = 0
         self._lost_stamps: set[int] = set()
         self._partial: _Partial | None = None
+        self.unknown_headers: set[int] = set()  # event header types not understood
         self.header = self._read_header()
         self.buffer_size = self.header.buffer_size
 
@@ -321,7 +345,7 @@ class _Container:
                 buffer, position
             )
             if (
-                header_type != _FULL_HEADER
+                header_type not in _FULL_HEADERS
                 or marker & 0xC0 != 0xC0
                 or not _EVENT.size <= size <= end - position
             ):
@@ -361,7 +385,7 @@ class _Container:
                 buffer, position
             )
             end = position + size
-            if header_type != _FULL_HEADER or size < prefix or end > used:
+            if header_type not in _FULL_HEADERS or size < prefix or end > used:
                 step = self._odd_event(buffer, used, number, offset + position, short)
                 if step is None:
                     return
@@ -399,7 +423,8 @@ class _Container:
         if header_type in _SYSTEM_HEADERS:
             system_size = struct.unpack_from("<H", buffer, position + 4)[0]
             return max(8, (int(system_size) + 7) & ~7)
-        if header_type != _FULL_HEADER:
+        if header_type not in _FULL_HEADERS:
+            self.unknown_headers.add(header_type)
             self._problem(
                 f"unknown event header type 0x{header_type:02X}; the rest of the buffer "
                 f"({used - position} bytes) is skipped",
@@ -552,10 +577,66 @@ class _Malformed(Exception):
     pass
 
 
+class _Unsupported(_Malformed):
+    """A sample whose layout this reader does not know (not damage: nothing says it is broken)."""
+
+
+@dataclass(frozen=True)
+class PathEntry:
+    """One counter path of record 32 (the paths the collector was asked for), with the counter
+    type, time base and scale the raw-counter layout needs; ``instance`` is "*" for a wildcard."""
+
+    machine: str
+    object: str
+    instance: str | None
+    parent: str | None
+    counter: str
+    type_code: int
+    time_base: int
+    scale: int
+
+    @property
+    def path(self) -> str:
+        """The path as written (machine part included)."""
+        instance = self.instance if self.parent is None else f"{self.parent}/{self.instance}"
+        name = f"{self.object}({instance})" if instance is not None else self.object
+        return f"\\\\{self.machine}\\{name}\\{self.counter}"
+
+
+def parse_path_entries(data: bytes) -> list[PathEntry]:
+    """The entries of a record 32: 8 bytes of header, then entries back to back, each a fixed
+    52-byte part (size, flags, type, time base, scale, string offsets) and its UTF-16 strings,
+    offsets counted from the end of the fixed part (docs/blg.md). Raises _Malformed."""
+    entries: list[PathEntry] = []
+    position = 8
+    while position + _PATH_ENTRY.size <= len(data):
+        size, _flags, _x, code, base, scale, o_machine, o_object, o_instance, o_parent, _index, o_counter = (
+            _PATH_ENTRY.unpack_from(data, position)
+        )
+        if size < _PATH_ENTRY.size or position + size > len(data):
+            raise _Malformed(f"counter path entry at record byte {position} has size {size}")
+        strings = data[position + _PATH_ENTRY.size : position + size]
+
+        def text(offset: int, *, strings: bytes = strings, at: int = position) -> str | None:
+            if offset < 0:
+                return None
+            if offset >= len(strings) or offset % 2:
+                raise _Malformed(f"counter path entry at record byte {at}: string offset {offset} outside it")
+            return _utf16z(strings[offset:])
+
+        machine = (text(o_machine) or "").lstrip("\\")
+        obj, counter = text(o_object), text(o_counter)
+        if obj is None or counter is None:
+            raise _Malformed(f"counter path entry at record byte {position} has no object or counter name")
+        entries.append(PathEntry(machine, obj, text(o_instance), text(o_parent), counter, code, base, scale))
+        position += size
+    return entries
+
+
 @dataclass
 class _Slot:
-    position: int
-    width: int  # 4 or 8; 0 = a constant
+    position: int  # byte offset in the record; the value itself when width is 0
+    width: int  # 4 or 8; 0 = a constant (a raw-counter layout's time base, from record 32)
 
 
 @dataclass
@@ -574,6 +655,7 @@ class _Layout:
     uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
     plan: list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]  # how _gather reads the slots
     native: _NativePlan | None = None  # how the compiled engine reads and cooks them (built on first use)
+    failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status): no value here
 
 
 @dataclass
@@ -699,10 +781,17 @@ class Selector:
 class _Layouts:
     """Turns a sample record into its layout: parsed once, reused while the structure holds."""
 
-    def __init__(self, source: str, columns: _Columns, names: dict[str, dict[int, str]]) -> None:
+    def __init__(
+        self,
+        source: str,
+        columns: _Columns,
+        names: dict[str, dict[int, str]],
+        entries: list[PathEntry] | None = None,
+    ) -> None:
         self.source = source
         self.columns = columns
         self.names = names
+        self.entries = entries if entries is not None else []  # record 32, for raw-counter samples
         self.problems: list[Problem] = []
         self._reported: set[tuple[str, ...]] = set()
 
@@ -722,16 +811,144 @@ class _Layouts:
             raise _Malformed(f"sample record length {total} outside 8..{len(record)}")
         built = _Builder()
         position = 8
+        ordinal = 0  # a raw-counter sub-record is the record-32 entry of the same ordinal
+        occurrences: dict[tuple[str, str, str | None, str], int] = {}
         while position < total:
-            if record[position : position + 4] != _OBJECT_TAG or position + 8 > total:
-                raise _Malformed(f"object sub-record tag expected at record byte {position}")
+            if position + 8 > total:
+                raise _Malformed(f"sub-record header at record byte {position} runs past the record")
+            tag = record[position : position + 4]
             length = _U32.unpack_from(record, position + 4)[0]
-            if length < 8 + _BLOCK.size or position + length > total:
-                raise _Malformed(f"object sub-record at record byte {position} has length {length}")
-            for obj, block in self._objects(record, position + 8, position + length, built.variable):
-                self._columns_of(obj, block, where, built)
+            if length < 8 or position + length > total:
+                raise _Malformed(f"sub-record at record byte {position} has length {length}")
+            if tag == _OBJECT_TAG:
+                if length < 8 + _BLOCK.size:
+                    raise _Malformed(f"object sub-record at record byte {position} has length {length}")
+                for obj, block in self._objects(record, position + 8, position + length, built.variable):
+                    self._columns_of(obj, block, where, built)
+            elif tag in (_RAW_TAG, _RAW_ARRAY_TAG):
+                entry = self._entry(ordinal, position)
+                place = (position, length)
+                if tag == _RAW_TAG:
+                    self._raw_counter(record, place, entry, built=built, occurrences=occurrences)
+                else:
+                    self._raw_array(record, place, entry, built=built, occurrences=occurrences)
+            elif tag[:2] == b"BL":
+                raise _Unsupported(
+                    f"sample sub-record of kind {tag.hex(' ')} at record byte {position}: "
+                    "a layout this reader does not know (it reads 42 4C 03 05, 01 and 02)"
+                )
+            else:
+                raise _Malformed(
+                    f"sub-record tag 42 4C 03 .. expected at record byte {position}, found {tag.hex(' ')}"
+                )
+            ordinal += 1
             position += length
         return built.layout(record[:total])
+
+    def _entry(self, ordinal: int, position: int) -> PathEntry:
+        if ordinal >= len(self.entries):
+            raise _Malformed(
+                f"raw counter sub-record {ordinal + 1} at record byte {position} has no counter path: the "
+                f"log's counter list (record 32) holds {len(self.entries)}"
+            )
+        return self.entries[ordinal]
+
+    def _raw_column(
+        self,
+        entry: PathEntry,
+        instance: str | None,
+        occurrences: dict[tuple[str, str, str | None, str], int],
+        where: str,
+    ) -> tuple[int | None, CounterType | None]:
+        """The column of one raw value of ``entry`` (None: not selected) and the type to cook it by."""
+        key = (entry.machine, entry.object, instance, entry.counter)
+        occurrence = occurrences.get(key, 0)
+        occurrences[key] = occurrence + 1
+        code = entry.type_code
+        kind = KNOWN.get(code)
+        if kind is None or kind.base:
+            kind = None
+            self._once(
+                ("type", entry.object, entry.counter),
+                f"{entry.object}\\{entry.counter}: counter type {type_name(code)} is not cooked by this "
+                f"reader ({NOT_COOKED.get(code, 'unknown type')}); its raw values are kept, the displayed "
+                "value is left empty",
+                where,
+            )
+        return self.columns.column((*key, occurrence), code, entry.scale), kind
+
+    def _raw_counter(
+        self,
+        record: bytes,
+        place: tuple[int, int],
+        entry: PathEntry,
+        *,
+        built: _Builder,
+        occurrences: dict[tuple[str, str, str | None, str], int],
+    ) -> None:
+        """``BL 03 01`` at ``place`` (record byte, length): one PDH_RAW_COUNTER (status, time
+        stamp, N, D, multi count)."""
+        position, length = place
+        body = position + 8
+        if length < 8 + _RAW_COUNTER.size:
+            raise _Malformed(f"raw counter sub-record at record byte {position} has length {length}")
+        status = _U32.unpack_from(record, body)[0]
+        built.variable.append((body + 4, body + 12))  # time stamp
+        built.variable.append((body + 16, body + 36))  # N, D, multi count
+        instance = entry.instance if entry.parent is None else f"{entry.parent}/{entry.instance}"
+        column, kind = self._raw_column(entry, instance, occurrences, f"record byte {position}")
+        if column is None:
+            return
+        if status not in _STATUS_VALID:
+            built.failed.append((column, status))  # no value in this sample (the status is structure)
+            return
+        built.add_raw(column, kind, (body + 16, body + 24, body + 32), entry.time_base)
+
+    def _raw_array(
+        self,
+        record: bytes,
+        place: tuple[int, int],
+        entry: PathEntry,
+        *,
+        built: _Builder,
+        occurrences: dict[tuple[str, str, str | None, str], int],
+    ) -> None:
+        """``BL 03 02`` at ``place`` (record byte, length): the instances of a wildcard path, each
+        a name and a raw value pair."""
+        position, length = place
+        body = position + 8
+        end = position + length
+        if length < 8 + _RAW_ARRAY.size:
+            raise _Malformed(f"wildcard sub-record at record byte {position} has length {length}")
+        size, count, status, _stamp = _RAW_ARRAY.unpack_from(record, body)
+        if size != length - 8 or body + _RAW_ARRAY.size + count * _RAW_ITEM.size > end:
+            raise _Malformed(
+                f"wildcard sub-record at record byte {position}: body size {size}, {count} item(s) "
+                f"of {_RAW_ITEM.size} bytes do not fit its {length - 8} bytes"
+            )
+        built.variable.append((body + 16, body + 24))  # time stamp
+        seen: dict[str, int] = {}
+        for k in range(count):
+            item = body + _RAW_ARRAY.size + k * _RAW_ITEM.size
+            name_offset = _U32.unpack_from(record, item)[0]
+            start = body + name_offset
+            if name_offset % 2 or not body + _RAW_ARRAY.size + count * _RAW_ITEM.size <= start < end:
+                raise _Malformed(
+                    f"wildcard item {k + 1} at record byte {item}: name offset {name_offset} outside it"
+                )
+            built.variable.append((item + 4, item + _RAW_ITEM.size))  # multi count, N, D
+            name = _utf16z(record[start:end])
+            occurrence = seen.get(name, 0)
+            seen[name] = occurrence + 1
+            shown = name if occurrence == 0 else f"{name}#{occurrence}"
+            instance = shown if entry.parent is None else f"{entry.parent}/{shown}"
+            column, kind = self._raw_column(entry, instance, occurrences, f"record byte {position}")
+            if column is None:
+                continue
+            if status not in _STATUS_VALID:
+                built.failed.append((column, status))
+                continue
+            built.add_raw(column, kind, (item + 8, item + 16, item + 4), entry.time_base)
 
     def _objects(
         self, record: bytes, start: int, end: int, variable: list[tuple[int, int]]
@@ -932,6 +1149,7 @@ class _Builder:
     frequency: list[int] = field(default_factory=list)
     formulas: list[Formula | None] = field(default_factory=list)
     shared_clock: list[bool] = field(default_factory=list)
+    failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status) without a value
 
     def slot(self, position: int, width: int) -> int:
         key = (position, width)
@@ -979,6 +1197,29 @@ class _Builder:
         self.frequency.append(frequency)
         self.formulas.append(kind.formula if kind is not None else None)
 
+    def add_raw(
+        self, column: int, kind: CounterType | None, positions: tuple[int, int, int], time_base: int
+    ) -> None:
+        """One column of the raw-counter layout: N and D are its own 8-byte values, B its multi
+        count (``positions``: record bytes of N, D, B), F the time base record 32 gives its
+        counter (a constant of the layout)."""
+        first, second, multi = positions
+        self.columns.append(column)
+        self.first.append(self.slot(first, 8))
+        d = b = f = -1
+        if kind is not None:
+            if kind.second is not Second.NONE:
+                d = self.slot(second, 8)
+            if kind.multi:
+                b = self.slot(multi, 4)
+            if kind.formula in (Formula.RATE, Formula.AVERAGE_TIMER, Formula.ELAPSED):
+                f = self.slot(time_base, 0)
+        self.second.append(d)
+        self.shared_clock.append(False)
+        self.base.append(b)
+        self.frequency.append(f)
+        self.formulas.append(kind.formula if kind is not None else None)
+
     def layout(self, record: bytes) -> _Layout:
         groups: dict[tuple[Formula, int, int], list[int]] = {}
         for i, formula in enumerate(self.formulas):
@@ -1002,6 +1243,7 @@ class _Builder:
             ],
             uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
             plan=_gather_plan(self.slots),
+            failed=self.failed,
         )
 
 
@@ -1048,6 +1290,10 @@ class _Decoder:
         self.problems: list[Problem] = []
         self.samples = 0
         self.samples_lost = 0
+        self.samples_unsupported = 0
+        self.error_samples = 0  # samples with a counter whose collection failed
+        self._failures: dict[int, int] = {}  # PDH status -> values missing because of it
+        self._failed_at: list[int] = []  # local stamps of the first such samples
         self.window: _Window | None = None
 
     def _grow(self, width: int) -> None:
@@ -1092,6 +1338,10 @@ class _Decoder:
                 ):
                     try:
                         layout = self.layout = self.layouts.parse(group[row].data, _where(group[row]))
+                    except _Unsupported as exc:
+                        self.unsupported(group[row], str(exc))
+                        row += 1
+                        continue
                     except (_Malformed, struct.error) as exc:
                         self.damaged(group[row], str(exc))
                         row += 1
@@ -1108,6 +1358,11 @@ class _Decoder:
     ) -> BlgBatch:
         n = len(records)
         stamps = np.array([r.stamp for r in records], dtype=np.int64)
+        if layout.failed:
+            self.error_samples += n
+            for _column, status in layout.failed:
+                self._failures[status] = self._failures.get(status, 0) + n
+            self._failed_at.extend(int(s) for s in stamps[: max(0, _LISTED - len(self._failed_at))])
         if not self.values:
             self.samples += n
             return BlgBatch(stamps, np.zeros((n, 0)))
@@ -1238,6 +1493,41 @@ class _Decoder:
             values_out[:, cols[members]] = values
         return current
 
+    def failure_problems(self) -> list[Problem]:
+        """The samples in which some counters have no value because their collection failed (a
+        PDH status other than valid data): how many, when, which statuses, how many values."""
+        if not self.error_samples:
+            return []
+        statuses = ", ".join(
+            f"{count} x 0x{status:08X} {PDH_STATUS_NAMES.get(status, '(unknown status)')}"
+            for status, count in sorted(self._failures.items())
+        )
+        when = ", ".join(_local_text(s) for s in self._failed_at)
+        more = self.error_samples - len(self._failed_at)
+        return [
+            Problem(
+                self.layouts.source,
+                f"{self.error_samples} sample(s) with counters whose collection failed: "
+                f"{sum(self._failures.values())} value(s) missing ({statuses}); those values are left "
+                "empty (a two-sample counter's next value too), the samples' other values are read",
+                location=f"samples at {when}" + (f" and {more} more" if more > 0 else ""),
+            )
+        ]
+
+    def unsupported(self, record: _Record, why: str) -> None:
+        self.samples_unsupported += 1
+        self.samples_lost += 1
+        if self.samples_unsupported == 1:
+            self.problems.append(
+                Problem(
+                    self.layouts.source,
+                    f"sample at {_local_text(record.stamp)} is in a layout this reader does not support "
+                    f"({why}); such samples are skipped (counted in the samples lost)",
+                    location=_where(record),
+                    lost=1,
+                )
+            )
+
     def damaged(self, record: _Record, why: str) -> None:
         self.samples_lost += 1
         self.problems.append(
@@ -1248,6 +1538,32 @@ class _Decoder:
                 lost=1,
             )
         )
+
+
+def _raw_utc_clock(data: bytes, entries: list[PathEntry]) -> int | None:
+    """A UTC FILETIME from a raw-counter sample: the D of its first sound counter on the 100 ns
+    clock (D is that clock for these types: docs/blg.md); None when it has none."""
+    position, ordinal = 8, 0
+    while position + 8 <= len(data) and ordinal < len(entries):
+        tag = data[position : position + 4]
+        length = _U32.unpack_from(data, position + 4)[0]
+        if length < 8 or position + length > len(data):
+            return None
+        kind = KNOWN.get(entries[ordinal].type_code)
+        on_100ns = kind is not None and (kind.second is Second.TIME_100NS or kind.code == 0x20570500)
+        body = position + 8
+        if on_100ns and tag == _RAW_TAG and length >= 8 + _RAW_COUNTER.size:
+            status, _stamp, _n, d, _multi = _RAW_COUNTER.unpack_from(data, body)
+            if status in _STATUS_VALID and d > 0:
+                return int(d)
+        elif on_100ns and tag == _RAW_ARRAY_TAG and length >= 8 + _RAW_ARRAY.size + _RAW_ITEM.size:
+            _size, count, status, _stamp = _RAW_ARRAY.unpack_from(data, body)
+            d = _RAW_ITEM.unpack_from(data, body + _RAW_ARRAY.size)[3]
+            if count and status in _STATUS_VALID and d > 0:
+                return int(d)
+        position += length
+        ordinal += 1
+    return None
 
 
 def _declared_length(head: bytes) -> int:
@@ -1322,6 +1638,9 @@ def _gather_plan(slots: list[_Slot]) -> list[tuple[str, int, np.ndarray[Any, Any
         for residue in np.unique(residues):
             members = chosen[residues == residue]
             plan.append((dtype, int(residue), members, (positions[members] - residue) // width))
+    constants = np.flatnonzero(widths == 0)
+    if len(constants):
+        plan.append(("constant", 0, constants, positions[constants]))
     return plan
 
 
@@ -1331,6 +1650,9 @@ def _gather(
     """Every slot of every row as int64 (DWORDs unsigned): one take per value width and alignment."""
     stride = matrix.shape[1]
     for dtype, residue, members, words in layout.plan:
+        if dtype == "constant":  # the values themselves (a time base), in every row
+            out[:, members] = words
+            continue
         width = np.dtype(dtype).itemsize
         view = matrix[:, residue : residue + (stride - residue) // width * width].view(dtype)
         out[:, members] = np.take(view, words, axis=1, mode="clip")
@@ -1367,12 +1689,16 @@ class BlgFile:
             raise
         self.header = self._container.header
         self.names: dict[str, dict[int, str]] = {}
+        self.entries: list[PathEntry] = []  # record 32: the counter paths asked for
         self.machine_names: list[str] = []
         self.catalog: Catalog | None = None
         self.problems: list[Problem] = []
         self.columns: list[BlgColumn] = []
         self.samples_read = 0
         self.samples_lost = 0
+        self.samples_unsupported = 0  # sample records of a layout this reader does not know
+        self.unknown_headers: list[int] = []  # event header types not understood
+        self.error_samples = 0  # samples with a counter whose collection failed (a PDH status)
         self.utc_offset_minutes: int | None = None
 
     def close(self) -> None:
@@ -1402,7 +1728,8 @@ class BlgFile:
         registry = _Columns(Selector(counters))
         self.columns = registry.list
         self.names = {}
-        layouts = _Layouts(self.source, registry, self.names)
+        self.entries.clear()
+        layouts = _Layouts(self.source, registry, self.names, self.entries)
         decoder = _Decoder(layouts, values=values, native=self.native)
         decoder.window = window
         container = self._container
@@ -1422,7 +1749,7 @@ class BlgFile:
                     continue
                 if not offsets_seen:
                     offsets_seen = True
-                    self.utc_offset_minutes = self._utc_offset(record)
+                    self.utc_offset_minutes = self._utc_offset(record, layouts)
                     if window is not None:
                         window.resolve(self.utc_offset_minutes)
                 pending.append(record)
@@ -1439,9 +1766,17 @@ class BlgFile:
             yield from decoder.decode(pending)
         self.samples_read = decoder.samples
         self.samples_lost = container.samples_lost + decoder.samples_lost
+        self.samples_unsupported = decoder.samples_unsupported
+        self.unknown_headers = sorted(container.unknown_headers)
+        self.error_samples = decoder.error_samples
         offset_problems = [p for p in self.problems if "UTC offset" in p.message]
         self.problems = (
-            offset_problems + container.problems + layouts.problems + decoder.problems + self._catalog_check()
+            offset_problems
+            + container.problems
+            + layouts.problems
+            + decoder.problems
+            + decoder.failure_problems()
+            + self._catalog_check()
         )
 
     def _other_record(self, record: _Record) -> None:
@@ -1451,7 +1786,19 @@ class BlgFile:
             if len(record.data) >= 24:
                 first, last, samples, objects = struct.unpack_from("<QQII", record.data, 0)
                 self.catalog = Catalog(first, last, samples, objects)
-        elif record.kind != KIND_PATHS:
+        elif record.kind == KIND_PATHS:
+            try:
+                self.entries[:] = parse_path_entries(record.data)
+            except (_Malformed, struct.error) as exc:
+                self._container.problems.append(
+                    Problem(
+                        self.source,
+                        f"the counter list (record 32) is unreadable ({exc}); samples of the raw-counter "
+                        "layout cannot be named",
+                        location=_where(record),
+                    )
+                )
+        else:
             self._container.problems.append(
                 Problem(
                     self.source,
@@ -1478,12 +1825,17 @@ class BlgFile:
             if index is not None:
                 table[index] = name
 
-    def _utc_offset(self, record: _Record) -> int | None:
-        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock,
+    def _utc_offset(self, record: _Record, layouts: _Layouts) -> int | None:
+        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock
+        (a PERF_DATA_BLOCK's PerfTime100nSec, or a 100 ns counter's D in the raw-counter layout),
         else the time-zone header (whose daylight rule this reader does not evaluate)."""
         data = record.data
+        utc_100ns = None
         if len(data) >= 16 + 80 and data[16:24] == _PERF_SIGNATURE:
             utc_100ns = struct.unpack_from("<q", data, 16 + 72)[0]
+        elif len(data) >= 16 and data[8:12] in (_RAW_TAG, _RAW_ARRAY_TAG):
+            utc_100ns = _raw_utc_clock(data, layouts.entries)
+        if utc_100ns is not None:
             derived = round((record.stamp - utc_100ns) / 600_000_000 / 15) * 15
             if abs(derived) <= 14 * 60:
                 return int(derived)
