@@ -61,7 +61,8 @@ def plain(value: Any) -> str:
 
 def inspect_file(file: Path, *, as_json: bool) -> int:
     """Describe ``file`` (:func:`esrp_report.app.api.inspect`) on stdout; the exit status: 0, or
-    2 with the reason on stderr when it cannot be described."""
+    2 with the reason on stderr when it cannot be described or its content cannot be read (what
+    could be read, such as a binary log's header, is described first)."""
     from esrp_report.app import api  # noqa: PLC0415 - the readers are imported when a file is read
 
     try:
@@ -71,10 +72,17 @@ def inspect_file(file: Path, *, as_json: bool) -> int:
         return EXIT_UNUSABLE
     if as_json:
         print(json.dumps(description, indent=2, default=str))
-        return EXIT_PASS
+    else:
+        _print_fields(file, description)
+    if description.get("error"):
+        print_error(str(description["error"]))
+        return EXIT_UNUSABLE
+    return EXIT_PASS
+
+
+def _print_fields(file: Path, description: dict[str, Any]) -> None:
     width = shutil.get_terminal_size((PIPE_WIDTH, 24)).columns if sys.stdout.isatty() else PIPE_WIDTH
     print(field_table(str(file), [(key, plain(value)) for key, value in description.items()], width))
-    return EXIT_PASS
 
 
 def field_table(title: str, fields: list[tuple[str, str]], width: int) -> str:

@@ -62,7 +62,7 @@ static inline double cook_one(int kind, int64_t n1, int64_t n0, int64_t d1, int6
     case K_RAW:
         return (double)n1;
     case K_FRACTION:
-        return d1 == 0 ? 0.0 : 100.0 * (double)n1 / (double)d1;
+        return d1 == 0 ? 0.0 : (double)n1 / (double)d1 * 100.0;
     case K_ELAPSED:
         return f > 0 ? (double)sub(d1, n1) / f : NAN;
     case K_DELTA:
@@ -78,26 +78,26 @@ static inline double cook_one(int kind, int64_t n1, int64_t n0, int64_t d1, int6
     case K_AVERAGE_TIMER:
     case K_AVERAGE:
     case K_SAMPLE_FRACTION:
-        if (kind == K_AVERAGE_TIMER) out = dnf / ((double)dd * f);
-        else if (kind == K_SAMPLE_FRACTION) out = 100.0 * dnf / (double)dd;
+        if (kind == K_AVERAGE_TIMER) out = dnf / f / (double)dd;
+        else if (kind == K_SAMPLE_FRACTION) out = dnf / (double)dd * 100.0;
         else out = dnf / (double)dd;
         if (dd == 0) out = 0.0; /* no operations in the interval: shown as 0 */
         if (dd < 0 || dn < 0) out = NAN;
         return out;
     case K_RATE:
-        out = dnf * (f / (double)dd);
+        out = dnf / ((double)dd / f);
         break;
     case K_TIMER:
-        out = dnf * (100.0 / (double)dd);
+        out = dnf / (double)dd * 100.0;
         break;
     case K_TIMER_INV:
         out = 100.0 * (1.0 - dnf / (double)dd);
         break;
     case K_QUEUE:
-        out = dnf * (1.0 / (double)dd);
+        out = dnf / (double)dd;
         break;
     case K_MULTI_TIMER:
-        out = b1 > 0 ? dnf * (100.0 / (double)dd) / (double)b1 : NAN;
+        out = b1 > 0 ? dnf / (double)dd * 100.0 / (double)b1 : NAN;
         break;
     default:
         return NAN;
@@ -230,10 +230,11 @@ static PyObject *cook(PyObject *self, PyObject *args) {
             case K_RATE:
             case K_TIMER:
             case K_QUEUE: {
-                /* The factor (F / dD, 100 / dD, 1 / dD) is the same for every column on one clock:
-                   computed once per clock, with the same operations as per column. */
+                /* The divisor (dD / F for a rate, dD otherwise) is the same for every column on
+                   one clock: computed once per clock. The operations are Windows' own (docs/blg.md:
+                   they give the CSV twin of a real log bit for bit): dN / (dD / F), dN / dD * 100. */
                 int64_t last_d = -3, last_f = -3;
-                double factor = 0.0;
+                double divisor = 0.0;
                 int bad_time = 1;
                 for (Py_ssize_t c = lo; c < hi; c++) {
                     if (ds[c] != last_d || fs[c] != last_f) {
@@ -241,11 +242,13 @@ static PyObject *cook(PyObject *self, PyObject *args) {
                         last_f = fs[c];
                         int64_t dd = ds[c] >= 0 ? sub(cur[ds[c]], prev[ds[c]]) : 0;
                         double f = fs[c] >= 0 ? (double)cur[fs[c]] : (fs[c] == -2 ? 10000000.0 : 0.0);
-                        factor = (k == K_RATE ? f : (k == K_TIMER ? 100.0 : 1.0)) / (double)dd;
+                        divisor = k == K_RATE ? (double)dd / f : (double)dd;
                         bad_time = dd <= 0;
                     }
                     int64_t dn = sub(cur[ns[c]], prev[ns[c]]);
-                    line[oc[c]] = (bad_time || dn < 0) ? NAN : (double)dn * factor;
+                    double v = (double)dn / divisor;
+                    if (k == K_TIMER) v *= 100.0;
+                    line[oc[c]] = (bad_time || dn < 0) ? NAN : v;
                 }
                 break;
             }
@@ -255,7 +258,7 @@ static PyObject *cook(PyObject *self, PyObject *args) {
             case K_FRACTION:
                 for (Py_ssize_t c = lo; c < hi; c++) {
                     int64_t d1 = ds[c] >= 0 ? cur[ds[c]] : 0;
-                    line[oc[c]] = d1 == 0 ? 0.0 : 100.0 * (double)cur[ns[c]] / (double)d1;
+                    line[oc[c]] = d1 == 0 ? 0.0 : (double)cur[ns[c]] / (double)d1 * 100.0;
                 }
                 break;
             case K_AVERAGE:

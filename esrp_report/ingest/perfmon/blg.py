@@ -513,6 +513,20 @@ def parse_log_header(head: bytes, source: str) -> BlgHeader:
     buffer_size = _U32.unpack_from(head, 0)[0]
     header_type = head[BUFFER_HEADER + 2]
     if buffer_size < 1024 or buffer_size & (buffer_size - 1) or header_type not in _SYSTEM_HEADERS:
+        text = _text_start(head)
+        if text is not None:
+            raise CounterLogError(
+                source,
+                f"a text file, not a binary perfmon log: it begins [{text}]"
+                + (
+                    "; a perfmon CSV/TSV would begin '\"(PDH-CSV 4.0) (time zone)(bias)\"', this header "
+                    "lacks that signature"
+                    if text.lstrip('"').startswith("(")
+                    else ""
+                ),
+                location="byte 0",
+                expected=EXPECTED_FILE,
+            )
         raise CounterLogError(
             source,
             "not a binary perfmon log (no event-trace buffer header / log-file header)",
@@ -792,6 +806,7 @@ class _Layouts:
         self.columns = columns
         self.names = names
         self.entries = entries if entries is not None else []  # record 32, for raw-counter samples
+        self.layouts_seen: set[str] = set()  # "perflib" (PERF_DATA_BLOCKs), "raw" (PDH raw counters)
         self.problems: list[Problem] = []
         self._reported: set[tuple[str, ...]] = set()
 
@@ -821,11 +836,13 @@ class _Layouts:
             if length < 8 or position + length > total:
                 raise _Malformed(f"sub-record at record byte {position} has length {length}")
             if tag == _OBJECT_TAG:
+                self.layouts_seen.add("perflib")
                 if length < 8 + _BLOCK.size:
                     raise _Malformed(f"object sub-record at record byte {position} has length {length}")
                 for obj, block in self._objects(record, position + 8, position + length, built.variable):
                     self._columns_of(obj, block, where, built)
             elif tag in (_RAW_TAG, _RAW_ARRAY_TAG):
+                self.layouts_seen.add("raw")
                 entry = self._entry(ordinal, position)
                 place = (position, length)
                 if tag == _RAW_TAG:
@@ -834,8 +851,8 @@ class _Layouts:
                     self._raw_array(record, place, entry, built=built, occurrences=occurrences)
             elif tag[:2] == b"BL":
                 raise _Unsupported(
-                    f"sample sub-record of kind {tag.hex(' ')} at record byte {position}: "
-                    "a layout this reader does not know (it reads 42 4C 03 05, 01 and 02)"
+                    f"sample sub-record kind {tag.hex(' ').upper()} at record byte {position} "
+                    "(this reader knows 42 4C 03 05, 01 and 02)"
                 )
             else:
                 raise _Malformed(
@@ -1521,8 +1538,8 @@ class _Decoder:
             self.problems.append(
                 Problem(
                     self.layouts.source,
-                    f"sample at {_local_text(record.stamp)} is in a layout this reader does not support "
-                    f"({why}); such samples are skipped (counted in the samples lost)",
+                    f"sample at {_local_text(record.stamp)} not understood: {why}; samples of a layout "
+                    "this reader does not support are skipped and counted as lost",
                     location=_where(record),
                     lost=1,
                 )
@@ -1699,6 +1716,7 @@ class BlgFile:
         self.samples_unsupported = 0  # sample records of a layout this reader does not know
         self.unknown_headers: list[int] = []  # event header types not understood
         self.error_samples = 0  # samples with a counter whose collection failed (a PDH status)
+        self.layouts_seen: list[str] = []  # the sample layouts read: "perflib", "raw"
         self.utc_offset_minutes: int | None = None
 
     def close(self) -> None:
@@ -1776,8 +1794,9 @@ class BlgFile:
             + layouts.problems
             + decoder.problems
             + decoder.failure_problems()
-            + self._catalog_check()
+            + self._catalog_check(layouts.layouts_seen)
         )
+        self.layouts_seen = sorted(layouts.layouts_seen)
 
     def _other_record(self, record: _Record) -> None:
         if record.kind == KIND_NAMES:
@@ -1849,8 +1868,10 @@ class BlgFile:
         )
         return -self.header.bias_minutes
 
-    def _catalog_check(self) -> list[Problem]:
+    def _catalog_check(self, layouts_seen: set[str]) -> list[Problem]:
         if self.catalog is None:
+            if layouts_seen == {"raw"}:
+                return []  # the writers of the raw-counter layout close no catalog (docs/blg.md)
             return [
                 Problem(
                     self.source,
@@ -2151,9 +2172,29 @@ def _collect(
     )
 
 
-def no_samples_error(blg: BlgFile) -> CounterLogError:
-    """The error for a .blg with no readable sample: how many damaged samples were skipped, the first
-    problems, and the file's buffer layout."""
+def no_samples_error(blg: BlgFile) -> CounterLogError | UnsupportedFormatError:
+    """The error for a .blg with no readable sample: "unsupported" (naming the producer's Windows
+    version and build and the part not understood) when what stopped the reader is a layout it
+    does not know; otherwise how many damaged samples were skipped, the first problems, and the
+    file's buffer layout."""
+    header = blg.header
+    producer = f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit"
+    if blg.samples_unsupported or blg.unknown_headers:
+        parts = []
+        if blg.unknown_headers:
+            parts.append("event header type(s) " + ", ".join(f"0x{t:02X}" for t in blg.unknown_headers))
+        if blg.samples_unsupported:
+            parts.append(f"{blg.samples_unsupported} sample record(s) of an unknown layout")
+        first = next(
+            (p for p in blg.problems if "not understood" in p.message or "unknown event" in p.message), None
+        )
+        return UnsupportedFormatError(
+            blg.source,
+            f"unsupported: a binary perfmon log written by {producer}, in a layout this reader does not "
+            "know: " + " and ".join(parts) + (f"; the first: {first.message}" if first is not None else ""),
+            location=first.location if first is not None else "",
+            expected="the Vista (PERF_DATA_BLOCK) or raw-counter (PDH_RAW_COUNTER) layout (docs/blg.md)",
+        )
     return CounterLogError(
         blg.source,
         "no readable samples"
@@ -2165,12 +2206,22 @@ def no_samples_error(blg: BlgFile) -> CounterLogError:
 
 
 def describe_blg(path: str | Path) -> dict[str, object]:
-    """What ``inspect`` prints about a .blg: the counter-log description plus the file's own facts."""
+    """What ``inspect`` prints about a .blg: the file's own facts (header, counter list, sample
+    layout, counts) plus the counter-log description; when no sample can be read, the facts
+    still, with the reason under ``error``."""
     with BlgFile(path) as blg:
-        log = _collect(blg, None, None, None)
+        try:
+            log: CounterLog | None = _collect(blg, None, None, None)
+            error = None
+        except (CounterLogError, UnsupportedFormatError) as exc:
+            log, error = None, exc
         header = blg.header
         facts: dict[str, object] = {
             "producer": f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit",
+            "sample_layout": {"perflib": "PERF_DATA_BLOCK (Vista)", "raw": "raw counters"}.get(
+                "+".join(blg.layouts_seen), " and ".join(blg.layouts_seen) or None
+            ),
+            "time_zone_header": f"{header.standard_name} (bias {header.bias_minutes} min)",
             "processors": header.processors,
             "log_start_utc": header.start,
             "log_end_utc": header.end,
@@ -2179,8 +2230,17 @@ def describe_blg(path: str | Path) -> dict[str, object]:
             "closing_catalog_samples": blg.catalog.samples if blg.catalog else None,
             "samples_read": blg.samples_read,
             "samples_lost": blg.samples_lost,
+            "samples_with_failed_counters": blg.error_samples,
             "original_file": header.log_file,
+            "requested_counters": [e.path for e in blg.entries],
         }
+        if log is None:
+            assert error is not None
+            return facts | {
+                "machines": sorted({e.machine for e in blg.entries}),
+                "error": str(error),
+                "problems": [p.describe() for p in blg.problems],
+            }
     return facts | describe_counter_log(log)
 
 
@@ -2274,6 +2334,19 @@ def _local_text(filetime: int) -> str:
     except OverflowError:
         pass
     return f"an unreadable time (FILETIME {filetime})"
+
+
+def _text_start(head: bytes) -> str | None:
+    """The first line (at most 60 characters) when the file starts as text (UTF-8 or UTF-16)."""
+    for encoding in ("utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8",):
+        try:
+            text = head[:240].decode(encoding, errors="strict")
+        except UnicodeDecodeError as exc:
+            text = head[: exc.start].decode(encoding)
+        line = text.lstrip("\ufeff").split("\n", 1)[0]
+        if len(line) >= 8 and all(c.isprintable() or c in "\t\r" for c in line):
+            return line[:60]
+    return None
 
 
 def _utf16z(raw: bytes) -> str:

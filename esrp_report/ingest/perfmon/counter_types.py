@@ -165,6 +165,9 @@ def cook_deltas(
     """Displayed values from raw values (one-sample formulas) or their movements (two-sample ones).
 
     Arguments broadcast: a clock shared by many counters can be a column vector. NaN = no value.
+    The operations, and their order, are the ones whose results equal Windows' own cooked values
+    bit for bit where a log and its CSV export show them (rates, timers, raw fractions: docs/blg.md);
+    the others follow the same pattern (the ratio first, then the factor of 100).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         if formula is Formula.RAW:
@@ -172,7 +175,7 @@ def cook_deltas(
             return n1.astype(np.float64)
         if formula is Formula.FRACTION:
             assert n1 is not None and d1 is not None
-            return np.where(d1 == 0, 0.0, 100.0 * n1.astype(np.float64) / d1)
+            return np.where(d1 == 0, 0.0, n1.astype(np.float64) / d1 * 100.0)
         if formula is Formula.ELAPSED:
             assert n1 is not None and d1 is not None and f is not None
             return np.where(np.asarray(f) > 0, (d1 - n1).astype(np.float64) / f, np.nan)
@@ -183,22 +186,22 @@ def cook_deltas(
         dnf = dn.astype(np.float64)
         if formula is Formula.RATE:
             assert f is not None
-            out = dnf * (np.asarray(f, dtype=np.float64) / dd)
+            out = dnf / (dd / np.asarray(f, dtype=np.float64))
         elif formula is Formula.TIMER:
-            out = dnf * (100.0 / dd)
+            out = dnf / dd * 100.0
         elif formula is Formula.TIMER_INV:
             out = 100.0 * (1.0 - dnf / dd)
         elif formula is Formula.QUEUE:
-            out = dnf * (1.0 / dd)
+            out = dnf / dd
         elif formula is Formula.MULTI_TIMER:
             assert b1 is not None
-            out = np.where(b1 > 0, dnf * (100.0 / dd) / b1, np.nan)
+            out = np.where(b1 > 0, dnf / dd * 100.0 / b1, np.nan)
         else:  # averages and sample fractions: a base that did not move means no events, shown as 0
             if formula is Formula.AVERAGE_TIMER:
                 assert f is not None
-                out = dnf / (dd * np.asarray(f, dtype=np.float64))
+                out = dnf / np.asarray(f, dtype=np.float64) / dd
             elif formula is Formula.SAMPLE_FRACTION:
-                out = 100.0 * dnf / dd
+                out = dnf / dd * 100.0
             else:
                 out = dnf / dd
             # Checked with a reduction first: the masks are rarely needed and cost a pass each.
