@@ -288,7 +288,7 @@ class EtwContainer:
         self.stamp = header.start_ft
 
     # -- events ---------------------------------------------------------------------------------
-    def emit_record(self, kind: int, local_ft: int, data: memoryview | bytes) -> None:
+    def emit_record(self, kind: int, local_ft: int, data: memoryview | bytes | bytearray) -> None:
         """Append one record as events of at most ``fragment_data`` bytes (at least one event)."""
         view = memoryview(data)
         step = self.fragment_data
