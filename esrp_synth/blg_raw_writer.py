@@ -110,6 +110,8 @@ __all__ = [
     "RawItem",
     "RawSample",
     "RawValue",
+    "SampleValue",
+    "Stamp",
     "TimeZone",
     "filetime",
     "fixed_time_zone",
