@@ -14,6 +14,9 @@ What a file holds, in order (all little-endian, fixed-size buffers of ``buffer_s
   Record kinds: 36 name table (self-contained events), 32 requested paths, 34 one sample per
   ``add_sample`` (one PERF_DATA_BLOCK per object), 35 the closing catalog.
 
+The container (buffers, the log-file header event, PDH events and their fragmentation) is
+``blg_container``'s, shared with ``blg_raw_writer``; this writer uses its ``"vista"`` buffer style.
+
 Choices where the notes leave freedom (see also the class docstrings):
 
 * Title indices are assigned here: 2, 4, 6, ... to each distinct object and counter name in
@@ -43,6 +46,11 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 import numpy.typing as npt
+
+from esrp_synth import blg_container as _etw
+from esrp_synth.blg_container import EtwContainer, LogFileHeader, TimeZone, check_geometry
+from esrp_synth.blg_container import align8 as _align8
+from esrp_synth.blg_container import utf16z as _utf16z
 
 __all__ = [
     "BASE_TYPE_FOR",
@@ -121,12 +129,13 @@ RECORD_SAMPLE: Final = 34
 RECORD_CATALOG: Final = 35
 RECORD_NAMES: Final = 36
 
-PDH_EVENT_GUID: Final = uuid.UUID("933f3bb3-943e-490d-9ced-3cbb14c14479")
-EVENT_VERSION: Final = 60
-BUFFER_HEADER_SIZE: Final = 72
-EVENT_HEADER_SIZE: Final = 48
-PAYLOAD_PREFIX_SIZE: Final = 24
-PDH_OVERHEAD: Final = EVENT_HEADER_SIZE + PAYLOAD_PREFIX_SIZE
+# The container's (blg_container), kept here under their old names.
+PDH_EVENT_GUID: Final = _etw.PDH_EVENT_GUID
+EVENT_VERSION: Final = _etw.EVENT_VERSION
+BUFFER_HEADER_SIZE: Final = _etw.BUFFER_HEADER_SIZE
+EVENT_HEADER_SIZE: Final = _etw.EVENT_HEADER_SIZE
+PAYLOAD_PREFIX_SIZE: Final = _etw.PAYLOAD_PREFIX_SIZE
+PDH_OVERHEAD: Final = _etw.PDH_OVERHEAD
 OBJECT_TYPE_SIZE: Final = 64
 COUNTER_DEFINITION_SIZE: Final = 40
 INSTANCE_DEFINITION_SIZE: Final = 24
@@ -138,26 +147,11 @@ OBJECT_TAG: Final = b"BL\x03\x05"
 PATHS_MAGIC: Final = 0x000006FF
 CATALOG_MAGIC: Final = 0x000005FF
 
-_THREAD_ID: Final = 0x0A3C
-_PROCESS_ID: Final = 0x0F18
-_LOGGER_ID: Final = 0x11
-_OS_BUILD: Final = 6001
-_PROCESSORS: Final = 1
-_CPU_MHZ: Final = 2400
-_TIMER_RESOLUTION: Final = 156_250
-_LOG_FILE_MODE: Final = 0x01000001
 _BOOT_BEFORE_START: Final = 3_600 * 10_000_000  # BootTime = StartTime - 1 h
 _HOLE_FILL: Final = 0xCD
-_PAD_GARBAGE: Final = bytes((0x5A, 0xC3, 0x9E, 0x17, 0x88, 0x41, 0xD2, 0x6B))
 _FILETIME_EPOCH: Final = datetime(1601, 1, 1)
 _TICKS_PER_MINUTE: Final = 600_000_000
 
-_BUFFER_HEADER = struct.Struct("<IIIIqqq4BIIHH16s")
-_SYSTEM_HEADER = struct.Struct("<HBBHHIIqII")
-_EVENT_HEADER = struct.Struct("<HBBBBHIIq16sII16sII")
-_LOGFILE_FIXED = struct.Struct("<I4BIIq8I")
-_TIME_ZONE = struct.Struct("<i64s16si64s16si")
-_SYSTEMTIME = struct.Struct("<8H")
 
 IntArray = npt.NDArray[np.integer[Any]]
 _Index = npt.NDArray[np.intp]
@@ -228,14 +222,6 @@ class SampleSpec:
 
 
 # --- small helpers ----------------------------------------------------------------------------
-def _align8(n: int) -> int:
-    return (n + 7) & ~7
-
-
-def _utf16z(text: str) -> bytes:
-    return (text + "\0").encode("utf-16-le")
-
-
 def _ticks(dt: datetime) -> int:
     """100 ns ticks since 1601-01-01 of a naive wall-clock datetime."""
     delta = dt - _FILETIME_EPOCH
@@ -483,32 +469,17 @@ class BlgWriter:
         log_guid: uuid.UUID | None = None,
         log_file_name: str = "C:\\PerfLogs\\Admin\\DataCollector01.blg",
     ) -> None:
-        if pointer_size not in (4, 8):
-            raise ValueError(f"pointer_size must be 4 or 8, not {pointer_size}")
-        if buffer_size % 8 or buffer_size < 1024:
-            raise ValueError(f"buffer_size must be a multiple of 8 and at least 1024, not {buffer_size}")
-        if fragment_data < 8:
-            raise ValueError(f"fragment_data must be at least 8, not {fragment_data}")
-        if PDH_OVERHEAD + fragment_data > 0xFFFF or _align8(PDH_OVERHEAD + fragment_data) > (
-            buffer_size - BUFFER_HEADER_SIZE
-        ):
-            raise ValueError(
-                f"fragment_data {fragment_data} does not fit an event (at most 65,535 bytes) in a "
-                f"{buffer_size}-byte buffer"
-            )
+        check_geometry(pointer_size, buffer_size, fragment_data)
         names = [obj.name for obj in objects]
         if len(set(names)) != len(names):
             raise ValueError("object names must be unique within a log")
         if not stream.seekable():
             raise ValueError("the stream must be seekable (the log-file header is patched at close)")
-        self._stream = stream
-        self._origin = stream.tell()
         self._machine = machine.lstrip("\\")
         self._objects = tuple(objects)
         self._offset_ticks = utc_offset_minutes * _TICKS_PER_MINUTE
         self._utc_offset_minutes = utc_offset_minutes
         self._pointer_size = pointer_size
-        self._buffer_size = buffer_size
         self._fragment_data = fragment_data
         self._perf_freq = perf_freq
         self._start_utc = _utc_naive(start_utc) if start_utc is not None else None
@@ -535,13 +506,9 @@ class BlgWriter:
         self._first_local = 0
         self._last_local = 0
 
-        # Buffer state.
-        self._ff = b"\xff" * buffer_size
-        self._buf = bytearray(self._ff)
-        self._off = BUFFER_HEADER_SIZE
-        self._sequence = 0
-        self._stamp = 0  # latest UTC FILETIME seen: the flush time stamp of the current buffer
-        self._guid_bytes = b""
+        self._container = EtwContainer(
+            stream, buffer_size=buffer_size, fragment_data=fragment_data, utc_offset_ticks=self._offset_ticks
+        )
         self._start_ft = 0
         self._start_local = 0
         self._started = False
@@ -650,20 +617,12 @@ class BlgWriter:
             return
         if not self._started:
             self._start(None, _ticks(datetime(1970, 1, 1)) + self._offset_ticks)
+        end_utc: int | None = None
         if write_catalog:
             stamp = self._last_local if self._samples else self._start_local
             self._emit_record(RECORD_CATALOG, stamp, memoryview(self._catalog()))
-        self._write_buffer(self._off + self._buffer_size, last=True)
-        end = self._stream.tell()
-        header = self._origin + BUFFER_HEADER_SIZE + _SYSTEM_HEADER.size
-        if write_catalog:
             end_utc = (self._last_local - self._offset_ticks) if self._samples else self._start_ft
-            self._stream.seek(header + 16)
-            self._stream.write(struct.pack("<q", end_utc))
-        self._stream.seek(header + 36)
-        self._stream.write(struct.pack("<I", self._sequence))
-        self._stream.seek(end)
-        self._stream.flush()
+        self._container.finish(end_utc)
         self._closed = True
 
     # -- start: log-file header, name table, requested paths -----------------------------------
@@ -675,9 +634,8 @@ class BlgWriter:
             start_ft = first_local_ft - self._offset_ticks
         self._start_ft = start_ft
         self._start_local = start_ft + self._offset_ticks
-        self._stamp = start_ft
         guid = self._log_guid or uuid.uuid5(uuid.NAMESPACE_OID, f"esrp-report blg {self._machine} {start_ft}")
-        self._guid_bytes = guid.bytes_le
+        self._container.log_guid = guid.bytes_le
         self._write_header_buffer(start_ft, str(guid))
         self._started = True
         for chunk in self._name_table_events():
@@ -685,57 +643,18 @@ class BlgWriter:
         self._emit_record(RECORD_PATHS, self._start_local, memoryview(self._paths_record()))
 
     def _write_header_buffer(self, start_ft: int, guid_text: str) -> None:
-        ps = self._pointer_size
-        bias = -self._utc_offset_minutes
-        tz_name = self._tz_name.encode("utf-16-le")
-        payload = bytearray()
-        payload += _LOGFILE_FIXED.pack(
-            self._buffer_size,
-            6,
-            0,
-            1,
-            4,
-            _OS_BUILD,
-            _PROCESSORS,
-            0,  # EndTime, patched at close
-            _TIMER_RESOLUTION,
-            0,
-            _LOG_FILE_MODE,
-            0,  # BuffersWritten, patched at close
-            1,
-            ps,
-            0,
-            _CPU_MHZ,
+        tz_name = self._tz_name
+        self._container.write_header(
+            LogFileHeader(
+                pointer_size=self._pointer_size,
+                perf_freq=self._perf_freq,
+                start_ft=start_ft,
+                boot_ft=start_ft - _BOOT_BEFORE_START,
+                time_zone=TimeZone(-self._utc_offset_minutes, tz_name, tz_name),
+                logger_name=guid_text,
+                log_file_name=self._log_file_name,
+            )
         )
-        # LoggerName / LogFileName pointers: meaningless on disk, written as pointer-like junk.
-        payload += (
-            struct.pack("<QQ", 0x9E174178, 0x9E1741C2)
-            if ps == 8
-            else struct.pack("<II", 0x9E174178, 0x9E1741C2)
-        )
-        payload += _TIME_ZONE.pack(bias, tz_name, b"", 0, tz_name, b"", 0)
-        payload += b"\0" * (_align8(len(payload)) - len(payload))
-        payload += struct.pack("<qqqII", start_ft - _BOOT_BEFORE_START, self._perf_freq, start_ft, 2, 0)
-        payload += _utf16z(guid_text) + _utf16z(self._log_file_name)
-        size = _SYSTEM_HEADER.size + len(payload)
-        aligned = _align8(size)
-        if BUFFER_HEADER_SIZE + aligned > self._buffer_size:
-            raise ValueError("the log-file header does not fit in one buffer; use a larger buffer_size")
-        buf = bytearray(self._ff)
-        header_type = 0x01 if ps == 4 else 0x02
-        _SYSTEM_HEADER.pack_into(
-            buf, BUFFER_HEADER_SIZE, 2, header_type, 0xC0, size, 0, _THREAD_ID, 0, start_ft, 1, 3
-        )
-        at = BUFFER_HEADER_SIZE + _SYSTEM_HEADER.size
-        buf[at : at + len(payload)] = payload
-        end = BUFFER_HEADER_SIZE + size
-        buf[end : BUFFER_HEADER_SIZE + aligned] = _PAD_GARBAGE[: aligned - size]
-        used = BUFFER_HEADER_SIZE + aligned
-        _BUFFER_HEADER.pack_into(
-            buf, 0, self._buffer_size, 0, used, 0, start_ft, 0, 0, 0, 8, _LOGGER_ID, 0, 3, used, 1, 4, b""
-        )
-        self._stream.write(buf)
-        self._sequence = 1
 
     def _name_table_events(self) -> list[bytes]:
         machine = _utf16z("\\\\" + self._machine)
@@ -825,73 +744,12 @@ class BlgWriter:
         head = struct.pack("<qqIIII", first, last, self._samples, len(self._objects), length, CATALOG_MAGIC)
         return head + bytes(entries)
 
-    # -- events and buffers -----------------------------------------------------------------------
+    # -- events ---------------------------------------------------------------------------------------
     def _emit_record(self, kind: int, local_ft: int, data: memoryview) -> None:
-        step = self._fragment_data
-        count = max(1, -(-len(data) // step))
-        for k in range(count):
-            self._emit_event(kind, local_ft, data[k * step : (k + 1) * step], k + 1, count)
+        self._container.emit_record(kind, local_ft, data)
 
     def _emit_event(self, kind: int, local_ft: int, chunk: memoryview, number: int, count: int) -> None:
-        size = PDH_OVERHEAD + len(chunk)
-        aligned = _align8(size)
-        if self._off + aligned > self._buffer_size:
-            self._write_buffer(self._off + aligned, last=False)
-        at = self._off
-        buf = self._buf
-        _EVENT_HEADER.pack_into(
-            buf,
-            at,
-            size,
-            0x0A,
-            0xC0,
-            kind,
-            0,
-            EVENT_VERSION,
-            _THREAD_ID,
-            _PROCESS_ID,
-            local_ft,
-            PDH_EVENT_GUID.bytes_le,
-            0,
-            0,
-            self._guid_bytes,
-            number,
-            count,
-        )
-        buf[at + PDH_OVERHEAD : at + size] = chunk
-        if aligned != size:
-            buf[at + size : at + aligned] = _PAD_GARBAGE[: aligned - size]
-        self._off = at + aligned
-        utc = local_ft - self._offset_ticks
-        self._stamp = max(self._stamp, utc)
-
-    def _write_buffer(self, current_offset: int, *, last: bool) -> None:
-        buf = self._buf
-        used = self._off
-        _BUFFER_HEADER.pack_into(
-            buf,
-            0,
-            self._buffer_size,
-            used,
-            current_offset,
-            0,
-            self._stamp,
-            self._sequence,
-            0,
-            0,
-            8,
-            _LOGGER_ID,
-            0,
-            3,
-            used,
-            1 if last else 0,
-            0,
-            b"",
-        )
-        self._stream.write(buf)
-        self._sequence += 1
-        buf[:] = self._ff
-        self._off = BUFFER_HEADER_SIZE
+        self._container.emit_event(kind, local_ft, chunk, number, count)
 
     # -- helpers ------------------------------------------------------------------------------------
     def _position(self, name: str) -> int:
