@@ -77,7 +77,7 @@ def test_reading_a_folder_imports_no_reader_it_does_not_need(tmp_path: Path) -> 
     code = (
         "import sys; from pathlib import Path; from esrp_report.ingest.evidence import read_evidence; "
         f"read_evidence([Path({str(tmp_path)!r})]); "
-        "print('esrp_report.ingest.perfmon.blg_stream' in sys.modules, 'esrp_report.ingest.jetstress.test_log' in sys.modules)"
+        "print('esrp_report.ingest.perfmon.blg.stream' in sys.modules, 'esrp_report.ingest.jetstress.test_log' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]  # the test log's reader, and not the binary log's
