@@ -34,6 +34,31 @@ import polars as pl
 
 from esrp_report.ingest.guards import ascii_int
 from esrp_report.ingest.perfmon import blg_signature
+from esrp_report.ingest.perfmon.blg.container import (
+    KIND_CATALOG,
+    KIND_NAMES,
+    KIND_PATHS,
+    KIND_SAMPLE,
+    _Container,
+    _Record,
+    _where,
+)
+from esrp_report.ingest.perfmon.blg.filetime import (
+    _FILETIME_EPOCH,
+    _FILETIME_UNIX,
+    _LAST_FILETIME,
+    _TICKS_100NS,
+    _local_text,
+    utc_stamps,
+)
+from esrp_report.ingest.perfmon.blg.header import (
+    EXPECTED_FILE,
+    BlgHeader,
+    _utf16z,
+    parse_log_header,
+    zone_name,
+)
+from esrp_report.ingest.perfmon.blg_signature import BUFFER_HEADER
 from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
 from esrp_report.ingest.perfmon.counter_types import (
     KNOWN,
@@ -58,6 +83,37 @@ from esrp_report.ingest.perfmon.counter_types import (
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 
+__all__ = [
+    "BUFFER_HEADER",
+    "ENGINE",
+    "ENGINES",
+    "EXPECTED_FILE",
+    "KIND_CATALOG",
+    "KIND_NAMES",
+    "KIND_PATHS",
+    "KIND_SAMPLE",
+    "PDH_STATUS_NAMES",
+    "BlgBatch",
+    "BlgColumn",
+    "BlgFile",
+    "BlgHeader",
+    "Catalog",
+    "PathEntry",
+    "Selector",
+    "WindowAverages",
+    "describe_blg",
+    "native_engine_built",
+    "no_samples_error",
+    "parse_log_header",
+    "parse_path_entries",
+    "read_blg",
+    "sniff_blg",
+    "utc_stamps",
+    "window_averages",
+    "window_report",
+    "zone_name",
+]
+
 try:
     from esrp_report.ingest import _blgcook  # type: ignore[attr-defined]
 except ImportError:  # built without a C compiler: the NumPy engine serves
@@ -72,12 +128,6 @@ def native_engine_built() -> bool:
     return _blgcook is not None
 
 
-BUFFER_HEADER = blg_signature.BUFFER_HEADER
-_PDH_EVENT_HEADER = 48
-_FRAGMENT_PREFIX = 24
-_FULL_HEADERS = (0x0A, 0x14)  # the PDH events of 32- and 64-bit producers (same 48 bytes)
-_SYSTEM_HEADERS = blg_signature.SYSTEM_HEADERS
-KIND_NAMES, KIND_PATHS, KIND_SAMPLE, KIND_CATALOG = 36, 32, 34, 35
 _CONTAINER_TAG = b"BL\x03\x00"
 _OBJECT_TAG = b"BL\x03\x05"  # a PERF_DATA_BLOCK (the Vista layout)
 _RAW_TAG = b"BL\x03\x01"  # one counter's PDH_RAW_COUNTER (the raw-counter layout)
@@ -103,51 +153,16 @@ PDH_STATUS_NAMES = {
     0xC0000BBA: "PDH_CSTATUS_INVALID_DATA",
 }
 _PERF_SIGNATURE = "PERF".encode("utf-16-le")
-_FILETIME_EPOCH = datetime(1601, 1, 1)
-_TICKS_100NS = 10_000_000
 _LISTED = 10  # sample times listed in a problem
-_LAST_FILETIME = 2_650_467_743_999_999_999  # 9999-12-31 23:59:59.9999999
-_READ_BUFFERS = 64  # buffers read per system call
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
-_OLD_SIGNATURES = blg_signature.OLD_SIGNATURES
-_EVENT = struct.Struct("<HBBBBHIIQ16s8x16sII")  # full trace header + PDH prefix
 _U32 = struct.Struct("<I")
-_I32 = struct.Struct("<i")
 _BLOCK = struct.Struct("<8sIIIIIII16s4xqqqII")
 _OBJECT = struct.Struct("<IIIIIIIIIiiIqq")
 _DEFINITION = struct.Struct("<IIIIIiIIII")
 _INSTANCE = struct.Struct("<IIIiII")
-EXPECTED_FILE = (
-    "a Windows Vista-or-later binary perfmon log (event-trace buffers, log-file header in buffer 0)"
-)
 
 
 # --- what the reader hands out ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BlgHeader:
-    """The log-file header of buffer 0."""
-
-    buffer_size: int
-    pointer_size: int
-    os_version: str
-    os_build: int
-    processors: int
-    cpu_mhz: int
-    start: datetime | None  # UTC
-    end: datetime | None  # UTC; None when the log was never closed
-    boot: datetime | None  # UTC
-    perf_frequency: int
-    buffers_written: int
-    events_lost: int
-    buffers_lost: int
-    bias_minutes: int  # time-zone header: UTC = local + bias (daylight bias not applied)
-    standard_name: str
-    daylight_name: str
-    daylight_bias: int
-    logger: str
-    log_file: str
 
 
 @dataclass(frozen=True)
@@ -199,389 +214,6 @@ class Catalog:
 
 
 # --- the container: buffers, events, records -----------------------------------------------------
-
-
-@dataclass
-class _Record:
-    kind: int
-    stamp: int  # FILETIME of the first fragment (local time for PDH events)
-    parts: list[memoryview | bytes]  # the fragments' data, not copied until needed
-    buffer: int
-    offset: int  # byte offset of the first fragment's event in the file
-
-    @property
-    def size(self) -> int:
-        return sum(map(len, self.parts))
-
-    @property
-    def data(self) -> bytes:
-        if len(self.parts) != 1 or not isinstance(self.parts[0], bytes):
-            self.parts = [b"".join(self.parts)]
-        return self.parts[0]  # type: ignore[return-value]
-
-    def head(self, count: int) -> bytes:
-        """The first ``count`` bytes (or fewer), joining only the fragments needed."""
-        first = self.parts[0]
-        if len(first) >= count or len(self.parts) == 1:
-            return bytes(first[:count])
-        return self.data[:count]
-
-
-@dataclass
-class _Partial:
-    kind: int
-    stamp: int
-    count: int
-    parts: list[memoryview | bytes]
-    buffer: int
-    offset: int
-
-
-class _Container:
-    """Walks buffers and events, reassembles fragmented records, accounts for what it skips."""
-
-    def __init__(self, stream: IO[bytes], source: str, size: int) -> None:
-        self.stream = stream
-        self.source = source
-        self.file_size = size
-        self.problems: list[Problem] = []
-        self.samples_lost = 0
-        self._lost_stamps: set[int] = set()
-        self._partial: _Partial | None = None
-        self.unknown_headers: set[int] = set()  # event header types not understood
-        self.header = self._read_header()
-        self.buffer_size = self.header.buffer_size
-
-    def _problem(self, message: str, location: str, *, lost: int = 0, severity: str = "warning") -> None:
-        self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
-
-    def _read_header(self) -> BlgHeader:
-        head = self.stream.read(1 << 16)
-        self.stream.seek(0)
-        return parse_log_header(head, self.source)
-
-    def records(self) -> Iterator[_Record]:
-        size = self.buffer_size
-        self._partial = None
-        self._lost_stamps = set()
-        blank: list[int] = []
-        index = 0
-        self.stream.seek(0)
-        while True:
-            chunk = self.stream.read(size * _READ_BUFFERS)
-            if not chunk:
-                break
-            view = memoryview(chunk)
-            for start in range(0, len(chunk), size):
-                number = index
-                index += 1
-                if number == 0:
-                    continue
-                buffer = view[start : start + size]
-                state = self._buffer_state(buffer, number, number * size, blank)
-                if state is not None:
-                    yield from self._events(buffer, state[0], number, number * size, state[1])
-        self._report_blank(blank)
-        present = index
-        if self.header.buffers_written > present:
-            self._problem(
-                f"the log-file header counts {self.header.buffers_written} buffer(s); "
-                f"the file holds {present}: the end of the log is missing",
-                f"byte {self.file_size}",
-            )
-        if self._partial is not None:
-            partial = self._partial
-            self._drop(partial, f"the log ends after fragment {len(partial.parts)} of {partial.count}")
-
-    def _buffer_state(
-        self, buffer: memoryview, number: int, offset: int, blank: list[int]
-    ) -> tuple[int, bool] | None:
-        """(end of used data, buffer cut short) or None when the buffer carries nothing readable."""
-        size = self.buffer_size
-        location = f"buffer {number} (byte {offset})"
-        if len(buffer) < BUFFER_HEADER:
-            self._problem(
-                f"file cut short: the last {len(buffer)} byte(s) are not a whole buffer header; skipped",
-                location,
-            )
-            return None
-        first = bytes(buffer[:16])
-        if first in (b"\x00" * 16, b"\xff" * 16) and bytes(buffer).count(first[:1]) == len(buffer):
-            blank.append(number)
-            return None
-        declared, saved = struct.unpack_from("<II", buffer, 0)
-        used = _U32.unpack_from(buffer, 0x30)[0] or saved
-        if declared != size or not BUFFER_HEADER <= used <= size:
-            if self._partial is not None:
-                self._drop(self._partial, f"the buffer holding its next fragment ({number}) is damaged")
-                self._partial = None
-            started = self._samples_started(buffer)
-            self.samples_lost += started
-            self._problem(
-                f"damaged buffer header (size {declared}, used end {used}; expected size {size} and an end "
-                f"between {BUFFER_HEADER} and {size}); the buffer's {size} bytes are skipped"
-                + (f", with the {started} sample(s) that begin in it" if started else ""),
-                location,
-                lost=started,
-            )
-            return None
-        short = len(buffer) < size
-        if short:
-            self._problem(
-                f"file cut short inside this buffer: {len(buffer)} of {size} bytes present; "
-                "events up to the cut are read",
-                location,
-            )
-        return min(used, len(buffer)), short
-
-    def _samples_started(self, buffer: memoryview) -> int:
-        """Samples whose first fragment sits in a buffer that cannot be read: walk what still looks
-        like events (full header, marker, sane size) and count, never read, them."""
-        started = 0
-        position = BUFFER_HEADER
-        end = len(buffer)
-        while position + _EVENT.size <= end:
-            size, header_type, marker, kind, *_rest, stamp, _g, _log, fragment, _count = _EVENT.unpack_from(
-                buffer, position
-            )
-            if (
-                header_type not in _FULL_HEADERS
-                or marker & 0xC0 != 0xC0
-                or not _EVENT.size <= size <= end - position
-            ):
-                break
-            if kind == KIND_SAMPLE:
-                self._lost_stamps.add(stamp)
-                started += fragment <= 1
-            position = (position + size + 7) & ~7
-        return started
-
-    def _report_blank(self, blank: list[int]) -> None:
-        if not blank:
-            return
-        runs: list[tuple[int, int]] = []
-        for number in blank:
-            if runs and runs[-1][1] == number - 1:
-                runs[-1] = (runs[-1][0], number)
-            else:
-                runs.append((number, number))
-        for first, last in runs:
-            count = last - first + 1
-            self._problem(
-                f"{count} buffer(s) filled with a single byte value (zero or 0xFF), no events: "
-                "a log stopped before they were written, or wiped",
-                f"buffers {first}-{last} (bytes {first * self.buffer_size}-{(last + 1) * self.buffer_size})",
-                severity="note" if last == self.file_size // self.buffer_size - 1 else "warning",
-            )
-
-    def _events(
-        self, buffer: memoryview, used: int, number: int, offset: int, short: bool
-    ) -> Iterator[_Record]:
-        position = BUFFER_HEADER
-        unpack = _EVENT.unpack_from
-        prefix = _PDH_EVENT_HEADER + _FRAGMENT_PREFIX
-        while position + prefix <= used:
-            (size, header_type, _m, kind, _lvl, _ver, _t, _p, stamp, _g, _log, fragment, count) = unpack(
-                buffer, position
-            )
-            end = position + size
-            if header_type not in _FULL_HEADERS or size < prefix or end > used:
-                step = self._odd_event(buffer, used, number, offset + position, short)
-                if step is None:
-                    return
-                position += step
-                continue
-            data = buffer[position + prefix : end]
-            event_offset = offset + position
-            position = (end + 7) & ~7
-            partial = self._partial
-            if partial is None and fragment <= 1 and count <= 1:
-                yield _Record(kind, stamp, [data], number, event_offset)
-                continue
-            if (
-                partial is not None
-                and fragment == len(partial.parts) + 1
-                and partial.kind == kind
-                and count == partial.count
-            ):
-                partial.parts.append(data)
-                if len(partial.parts) == count:
-                    self._partial = None
-                    yield _Record(kind, partial.stamp, partial.parts, partial.buffer, partial.offset)
-                continue
-            record = self._assemble(kind, stamp, data, (fragment, count), (number, event_offset))
-            if record is not None:
-                yield record
-
-    def _odd_event(self, buffer: memoryview, used: int, number: int, at: int, short: bool) -> int | None:
-        """Bytes to step over a system-header event; None (after reporting) when the buffer ends here."""
-        position = at - number * self.buffer_size
-        size, header_type, _m, kind, *_rest, stamp, _g, _log, fragment, count = _EVENT.unpack_from(
-            buffer, position
-        )
-        where = f"buffer {number}, byte {at}"
-        if header_type in _SYSTEM_HEADERS:
-            system_size = struct.unpack_from("<H", buffer, position + 4)[0]
-            return max(8, (int(system_size) + 7) & ~7)
-        if header_type not in _FULL_HEADERS:
-            self.unknown_headers.add(header_type)
-            self._problem(
-                f"unknown event header type 0x{header_type:02X}; the rest of the buffer "
-                f"({used - position} bytes) is skipped",
-                where,
-            )
-        elif short and position + size > used:
-            starts_sample = kind == KIND_SAMPLE and fragment <= 1
-            self.samples_lost += starts_sample
-            what = f"sample at {_local_text(stamp)}" if starts_sample else "event"
-            self._problem(
-                f"{what} cut by the end of the file (fragment {fragment} of {count}); skipped",
-                where,
-                lost=int(starts_sample),
-            )
-        else:
-            self._problem(
-                f"event size {size} does not fit the buffer (used end {used}); "
-                f"the rest of the buffer ({used - position} bytes) is skipped",
-                where,
-            )
-        return None
-
-    def _assemble(
-        self, kind: int, stamp: int, data: memoryview, numbering: tuple[int, int], place: tuple[int, int]
-    ) -> _Record | None:
-        """Fragments out of the ordinary: a record's first, or one out of order (reported)."""
-        fragment, count = numbering
-        number, offset = place
-        partial = self._partial
-        if fragment <= 1:
-            if partial is not None:
-                self._drop(partial, "a new record starts before its last fragment")
-                self._partial = None
-            if count <= 1:
-                return _Record(kind, stamp, [data], number, offset)
-            self._partial = _Partial(kind, stamp, count, [data], number, offset)
-            return None
-        if partial is not None:
-            self._drop(partial, f"fragment {fragment} of {count} follows fragment {len(partial.parts)}")
-            self._partial = None
-            if partial.kind == kind and partial.count == count:
-                self._lost_stamps.add(stamp)  # most likely the rest of the record just dropped
-        # Count a lost sample once: not again for its later fragments, nor when the damaged
-        # buffer that held its first fragment already counted it.
-        sample = kind == KIND_SAMPLE and stamp not in self._lost_stamps
-        self._lost_stamps.add(stamp)
-        self.samples_lost += sample
-        self._problem(
-            f"fragment {fragment} of {count} of a record whose earlier fragments are missing; skipped",
-            f"buffer {number}, byte {offset}",
-            lost=int(sample),
-        )
-        return None
-
-    def _drop(self, partial: _Partial, why: str) -> None:
-        sample = partial.kind == KIND_SAMPLE
-        self._lost_stamps.add(partial.stamp)
-        if sample:
-            self.samples_lost += 1
-        what = "sample" if sample else f"record of kind {partial.kind}"
-        self._problem(
-            f"{what} at {_local_text(partial.stamp)} incomplete ({why}); skipped",
-            f"buffer {partial.buffer}, byte {partial.offset}",
-            lost=1 if sample else 0,
-        )
-
-
-def parse_log_header(head: bytes, source: str) -> BlgHeader:
-    """The log-file header of buffer 0; raises when the file is not a Vista+ binary log."""
-    for signature in _OLD_SIGNATURES:
-        if head.startswith(signature) or head[2:].startswith(signature):
-            raise UnsupportedFormatError(
-                source,
-                "an older (Windows XP / Server 2003) 'PDH-BIN' binary log; this reader handles the "
-                "Vista-and-later format only",
-                location="byte 0",
-                expected="convert it on Windows with 'relog FILE.blg -f csv -o FILE.csv' and read the CSV",
-            )
-    if len(head) < BUFFER_HEADER + 32 + 272:
-        raise CounterLogError(
-            source,
-            f"too short for a binary perfmon log ({len(head)} bytes)",
-            location="byte 0",
-            expected=EXPECTED_FILE,
-        )
-    buffer_size = _U32.unpack_from(head, 0)[0]
-    header_type = head[BUFFER_HEADER + 2]
-    if buffer_size < 1024 or buffer_size & (buffer_size - 1) or header_type not in _SYSTEM_HEADERS:
-        text = _text_start(head)
-        if text is not None:
-            raise CounterLogError(
-                source,
-                f"a text file, not a binary perfmon log: it begins [{text}]"
-                + (
-                    "; a perfmon CSV/TSV would begin '\"(PDH-CSV 4.0) (time zone)(bias)\"', this header "
-                    "lacks that signature"
-                    if text.lstrip('"').startswith("(")
-                    else ""
-                ),
-                location="byte 0",
-                expected=EXPECTED_FILE,
-            )
-        raise CounterLogError(
-            source,
-            "not a binary perfmon log (no event-trace buffer header / log-file header)",
-            location="byte 0",
-            expected=EXPECTED_FILE,
-            found=head[:16].hex(" "),
-        )
-    p = BUFFER_HEADER + 32
-    (size_again, version, build, cpus, end, _res, _max, _mode, written, _sb, pointer, lost, mhz) = (
-        struct.unpack_from("<IIIIQIIIIIIII", head, p)
-    )
-    if size_again != buffer_size or pointer not in (4, 8):
-        raise CounterLogError(
-            source,
-            f"log-file header inconsistent (buffer size {size_again} vs {buffer_size}, "
-            f"pointer size {pointer})",
-            location=f"byte {p}",
-            expected=EXPECTED_FILE,
-        )
-    shift = 8 if pointer == 8 else 0
-    if len(head) < p + 272 + shift:  # the 64-bit header is 8 bytes longer than the check above
-        raise CounterLogError(
-            source,
-            f"too short for a binary perfmon log with {pointer * 8}-bit pointers ({len(head)} bytes)",
-            location=f"byte {len(head)}",
-            expected=EXPECTED_FILE,
-        )
-    zone = p + 64 + shift
-    bias, standard_raw = struct.unpack_from("<i64s", head, zone)
-    daylight_raw = head[zone + 88 : zone + 152]
-    daylight_bias = _I32.unpack_from(head, zone + 168)[0]
-    boot, frequency, start, _clock, buffers_lost = struct.unpack_from("<QqQII", head, p + 240 + shift)
-    strings = head[p + 272 + shift :].decode("utf-16-le", errors="replace").split("\x00")
-    major, minor, sub, subminor = version & 0xFF, (version >> 8) & 0xFF, (version >> 16) & 0xFF, version >> 24
-    return BlgHeader(
-        buffer_size=buffer_size,
-        pointer_size=pointer,
-        os_version=f"{major}.{minor}.{sub}.{subminor}",
-        os_build=build,
-        processors=cpus,
-        cpu_mhz=mhz,
-        start=_utc(start),
-        end=_utc(end),
-        boot=_utc(boot),
-        perf_frequency=frequency,
-        buffers_written=written,
-        events_lost=lost,
-        buffers_lost=buffers_lost,
-        bias_minutes=bias,
-        standard_name=_utf16z(standard_raw),
-        daylight_name=_utf16z(daylight_raw),
-        daylight_bias=daylight_bias,
-        logger=strings[0] if strings else "",
-        log_file=strings[1] if len(strings) > 1 else "",
-    )
 
 
 # --- sample records: layouts ---------------------------------------------------------------------
@@ -1606,10 +1238,6 @@ def _same(
     return np.asarray(~differs)
 
 
-def _where(record: _Record) -> str:
-    return f"buffer {record.buffer}, byte {record.offset}"
-
-
 class _Stacker:
     """Stacks records of one declared length as rows (padded to 8 bytes) in a buffer that is reused,
     so each batch costs one copy of its bytes and no fresh pages."""
@@ -2265,16 +1893,6 @@ def _column_name(column: BlgColumn) -> str:
     return f"c{column.index + 1:05d}"
 
 
-def utc_stamps(stamps: np.ndarray[Any, np.dtype[np.int64]], offset_minutes: int | None) -> pl.Series:
-    """FILETIME local stamps as UTC datetimes (microseconds)."""
-    shift = (offset_minutes or 0) * 600_000_000
-    micros = (stamps - shift - _FILETIME_UNIX) // 10
-    return pl.Series("timestamp", micros, dtype=pl.Int64).cast(pl.Datetime("us", "UTC"))
-
-
-_FILETIME_UNIX = 116_444_736_000_000_000
-
-
 def _frame(
     blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], names: list[str], offset: int | None
 ) -> pl.DataFrame:
@@ -2304,50 +1922,4 @@ def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={**COUNTERS_SCHEMA, "type": pl.String()}, orient="row")
 
 
-def zone_name(header: BlgHeader, offset: int | None) -> str | None:
-    """The time zone's name from the header: the daylight name when the UTC offset in minutes is the daylight
-    one, else the standard name; None when the header has none."""
-    if offset is None:
-        return header.standard_name or None
-    if -offset == header.bias_minutes + header.daylight_bias and header.daylight_bias:
-        return header.daylight_name or header.standard_name or None
-    return header.standard_name or None
-
-
 # --- small helpers -------------------------------------------------------------------------------
-
-
-def _utc(filetime: int) -> datetime | None:
-    if filetime <= 0:
-        return None
-    try:
-        return (_FILETIME_EPOCH + timedelta(microseconds=filetime // 10)).replace(tzinfo=UTC)
-    except OverflowError:
-        return None
-
-
-def _local_text(filetime: int) -> str:
-    try:
-        if filetime > 0:
-            moment = _FILETIME_EPOCH + timedelta(microseconds=filetime // 10)
-            return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " local"
-    except OverflowError:
-        pass
-    return f"an unreadable time (FILETIME {filetime})"
-
-
-def _text_start(head: bytes) -> str | None:
-    """The first line (at most 60 characters) when the file starts as text (UTF-8 or UTF-16)."""
-    for encoding in ("utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8",):
-        try:
-            text = head[:240].decode(encoding, errors="strict")
-        except UnicodeDecodeError as exc:
-            text = head[: exc.start].decode(encoding)
-        line = text.lstrip("\ufeff").split("\n", 1)[0]
-        if len(line) >= 8 and all(c.isprintable() or c in "\t\r" for c in line):
-            return line[:60]
-    return None
-
-
-def _utf16z(raw: bytes) -> str:
-    return raw.decode("utf-16-le", errors="replace").split("\x00", 1)[0]
