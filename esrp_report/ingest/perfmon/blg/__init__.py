@@ -299,8 +299,6 @@ class _Layout:
     frequency: np.ndarray[Any, np.dtype[np.int64]]  # slot of F, -1 none, -2 = 10,000,000
     groups: list[_Group]  # layout columns cooked together
     uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
-    plan: list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]  # how _gather reads the slots
-    native: _NativePlan | None = None  # how the compiled engine reads and cooks them (built on first use)
     failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status): no value here
 
 
@@ -891,7 +889,6 @@ class _Builder:
                 _Group(f, np.array(v, dtype=np.int64), clock, freq) for (f, clock, freq), v in groups.items()
             ],
             uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
-            plan=_gather_plan(self.slots),
             failed=self.failed,
         )
 
@@ -944,6 +941,9 @@ class _Decoder:
         self._failures: dict[int, int] = {}  # PDH status -> values missing because of it
         self._failed_at: list[int] = []  # local stamps of the first such samples
         self.window: _Window | None = None
+        # How the engine reads the current layout's slots, made on the layout's first run.
+        self._gather_planned: tuple[_Layout, _GatherPlan] | None = None
+        self._native_planned: tuple[_Layout, _NativePlan] | None = None
 
     def _grow(self, width: int) -> None:
         if width > len(self.prev_ok):
@@ -1061,9 +1061,9 @@ class _Decoder:
         """Gather and cook in one compiled pass. Returns (raw values kept, last row of raw values):
         every slot when a window needs them, else the uncooked columns' values."""
         assert _blgcook is not None
-        plan = layout.native
-        if plan is None:
-            plan = layout.native = _native_plan(layout)
+        if self._native_planned is None or self._native_planned[0] is not layout:
+            self._native_planned = (layout, _native_plan(layout))
+        plan = self._native_planned[1]
         slots = len(layout.slots)
         keep = np.arange(slots) if self.window is not None else layout.first[layout.uncooked]
         kept = np.empty((len(matrix), len(keep)), dtype=np.int64)
@@ -1104,7 +1104,9 @@ class _Decoder:
         cols = layout.columns
         # Raw values of every slot, with the previous sample's row on top: movements are one diff.
         rows = np.empty((n + 1, len(layout.slots)), dtype=np.int64)
-        _gather(matrix, layout, out=rows[1:])
+        if self._gather_planned is None or self._gather_planned[0] is not layout:
+            self._gather_planned = (layout, _gather_plan(layout.slots))
+        _gather(matrix, self._gather_planned[1], out=rows[1:])
         rows[0] = prev_row
         movement = np.diff(rows, axis=0)
         current = rows[1:]
@@ -1272,11 +1274,15 @@ class _Stacker:
         return out.reshape(len(records), stride)
 
 
-def _gather_plan(slots: list[_Slot]) -> list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
-    """For each value width and byte alignment: (dtype, alignment, slots, word index in a row)."""
+# For each value width and byte alignment: (dtype, alignment, slots, word index in a row).
+_GatherPlan = list[tuple[str, int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]
+
+
+def _gather_plan(slots: list[_Slot]) -> _GatherPlan:
+    """How ``_gather`` reads a layout's slots: one take per value width and byte alignment."""
     positions = np.fromiter((s.position for s in slots), dtype=np.int64, count=len(slots))
     widths = np.fromiter((s.width for s in slots), dtype=np.int64, count=len(slots))
-    plan = []
+    plan: _GatherPlan = []
     for width, dtype in ((8, "<i8"), (4, "<u4")):
         chosen = np.flatnonzero(widths == width)
         residues = positions[chosen] % width
@@ -1290,11 +1296,14 @@ def _gather_plan(slots: list[_Slot]) -> list[tuple[str, int, np.ndarray[Any, Any
 
 
 def _gather(
-    matrix: np.ndarray[Any, np.dtype[np.uint8]], layout: _Layout, *, out: np.ndarray[Any, np.dtype[np.int64]]
+    matrix: np.ndarray[Any, np.dtype[np.uint8]],
+    plan: _GatherPlan,
+    *,
+    out: np.ndarray[Any, np.dtype[np.int64]],
 ) -> None:
     """Every slot of every row as int64 (DWORDs unsigned): one take per value width and alignment."""
     stride = matrix.shape[1]
-    for dtype, residue, members, words in layout.plan:
+    for dtype, residue, members, words in plan:
         if dtype == "constant":  # the values themselves (a time base), in every row
             out[:, members] = words
             continue
