@@ -20,8 +20,6 @@ skipped and reported with the buffer index, byte offset and what was lost.
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +30,8 @@ from typing import IO, Any
 import numpy as np
 import polars as pl
 
-from esrp_report.ingest.guards import ascii_int
 from esrp_report.ingest.perfmon import blg_signature
+from esrp_report.ingest.perfmon.blg.columns import BlgColumn, Selector, _Columns
 from esrp_report.ingest.perfmon.blg.container import (
     KIND_CATALOG,
     KIND_NAMES,
@@ -54,16 +52,18 @@ from esrp_report.ingest.perfmon.blg.filetime import (
 from esrp_report.ingest.perfmon.blg.header import (
     EXPECTED_FILE,
     BlgHeader,
-    _utf16z,
     parse_log_header,
     zone_name,
 )
+from esrp_report.ingest.perfmon.blg.layouts import _Layout, _Malformed, _Slot, _stride, _Unsupported
+from esrp_report.ingest.perfmon.blg.perflib import _read_name_table
+from esrp_report.ingest.perfmon.blg.raw_counters import PDH_STATUS_NAMES, PathEntry, parse_path_entries
+from esrp_report.ingest.perfmon.blg.samples import _declared_length, _Layouts
 from esrp_report.ingest.perfmon.blg_signature import BUFFER_HEADER
 from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
 from esrp_report.ingest.perfmon.counter_types import (
     KNOWN,
     KNOWN_TWO_SAMPLE,
-    NOT_COOKED,
     WHY_ABSENT_FIRST,
     WHY_ABSENT_LAST,
     WHY_BACKWARDS,
@@ -71,13 +71,9 @@ from esrp_report.ingest.perfmon.counter_types import (
     WHY_RESET,
     WINDOW_OK,
     WINDOW_WHY,
-    CounterType,
     Formula,
     RawEnds,
-    Second,
     cook_deltas,
-    is_base,
-    type_name,
     window_average,
 )
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem
@@ -128,60 +124,12 @@ def native_engine_built() -> bool:
     return _blgcook is not None
 
 
-_CONTAINER_TAG = b"BL\x03\x00"
-_OBJECT_TAG = b"BL\x03\x05"  # a PERF_DATA_BLOCK (the Vista layout)
-_RAW_TAG = b"BL\x03\x01"  # one counter's PDH_RAW_COUNTER (the raw-counter layout)
-_RAW_ARRAY_TAG = b"BL\x03\x02"  # a wildcard's instances, one raw value pair each
-_RAW_COUNTER = struct.Struct("<I8sxxxxqqI")  # CStatus, FILETIME (4-aligned), pad, N, D, MultiCount
-_RAW_ARRAY = struct.Struct("<IIIxxxx8s")  # body size, items, CStatus, pad, FILETIME
-_RAW_ITEM = struct.Struct("<IIqq")  # name offset (from the body), MultiCount, N, D
-_PATH_ENTRY = struct.Struct("<IIIIqiiiiiii")  # record 32: size, flags, ?, type, time base, scale, offsets
-# PDH counter statuses (pdhmsg.h): the two that mean "a value", and the names of the others.
-_STATUS_VALID = (0x00000000, 0x00000001)
-PDH_STATUS_NAMES = {
-    0x800007D0: "PDH_CSTATUS_NO_MACHINE",
-    0x800007D1: "PDH_CSTATUS_NO_INSTANCE",
-    0x800007D2: "PDH_MORE_DATA",
-    0x800007D3: "PDH_CSTATUS_ITEM_NOT_VALIDATED",
-    0x800007D4: "PDH_RETRY",
-    0x800007D5: "PDH_NO_DATA",
-    0x800007D6: "PDH_CALC_NEGATIVE_DENOMINATOR",
-    0x800007D7: "PDH_CALC_NEGATIVE_TIMEBASE",
-    0x800007D8: "PDH_CALC_NEGATIVE_VALUE",
-    0xC0000BB8: "PDH_CSTATUS_NO_OBJECT",
-    0xC0000BB9: "PDH_CSTATUS_NO_COUNTER",
-    0xC0000BBA: "PDH_CSTATUS_INVALID_DATA",
-}
-_PERF_SIGNATURE = "PERF".encode("utf-16-le")
 _LISTED = 10  # sample times listed in a problem
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
 _U32 = struct.Struct("<I")
-_BLOCK = struct.Struct("<8sIIIIIII16s4xqqqII")
-_OBJECT = struct.Struct("<IIIIIIIIIiiIqq")
-_DEFINITION = struct.Struct("<IIIIIiIIII")
-_INSTANCE = struct.Struct("<IIIiII")
 
 
 # --- what the reader hands out ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BlgColumn:
-    """One displayed counter of one instance."""
-
-    index: int
-    path: str
-    machine: str
-    object: str
-    instance: str | None
-    counter: str
-    type_code: int
-    scale: int
-    cooked: bool  # False: the type is not cooked here; raw values are kept
-
-    @property
-    def type_name(self) -> str:
-        return type_name(self.type_code)
 
 
 @dataclass
@@ -217,89 +165,6 @@ class Catalog:
 
 
 # --- sample records: layouts ---------------------------------------------------------------------
-
-
-class _Malformed(Exception):
-    pass
-
-
-class _Unsupported(_Malformed):
-    """A sample whose layout this reader does not know (not damage: nothing says it is broken)."""
-
-
-@dataclass(frozen=True)
-class PathEntry:
-    """One counter path of record 32 (the paths the collector was asked for), with the counter
-    type, time base and scale the raw-counter layout needs; ``instance`` is "*" for a wildcard."""
-
-    machine: str
-    object: str
-    instance: str | None
-    parent: str | None
-    counter: str
-    type_code: int
-    time_base: int
-    scale: int
-
-    @property
-    def path(self) -> str:
-        """The path as written (machine part included)."""
-        instance = self.instance if self.parent is None else f"{self.parent}/{self.instance}"
-        name = f"{self.object}({instance})" if instance is not None else self.object
-        return f"\\\\{self.machine}\\{name}\\{self.counter}"
-
-
-def parse_path_entries(data: bytes) -> list[PathEntry]:
-    """The entries of a record 32: 8 bytes of header, then entries back to back, each a fixed
-    52-byte part (size, flags, type, time base, scale, string offsets) and its UTF-16 strings,
-    offsets counted from the end of the fixed part (docs/blg.md). Raises _Malformed."""
-    entries: list[PathEntry] = []
-    position = 8
-    while position + _PATH_ENTRY.size <= len(data):
-        size, _flags, _x, code, base, scale, o_machine, o_object, o_instance, o_parent, _index, o_counter = (
-            _PATH_ENTRY.unpack_from(data, position)
-        )
-        if size < _PATH_ENTRY.size or position + size > len(data):
-            raise _Malformed(f"counter path entry at record byte {position} has size {size}")
-        strings = data[position + _PATH_ENTRY.size : position + size]
-
-        def text(offset: int, *, strings: bytes = strings, at: int = position) -> str | None:
-            if offset < 0:
-                return None
-            if offset >= len(strings) or offset % 2:
-                raise _Malformed(f"counter path entry at record byte {at}: string offset {offset} outside it")
-            return _utf16z(strings[offset:])
-
-        machine = (text(o_machine) or "").lstrip("\\")
-        obj, counter = text(o_object), text(o_counter)
-        if obj is None or counter is None:
-            raise _Malformed(f"counter path entry at record byte {position} has no object or counter name")
-        entries.append(PathEntry(machine, obj, text(o_instance), text(o_parent), counter, code, base, scale))
-        position += size
-    return entries
-
-
-@dataclass
-class _Slot:
-    position: int  # byte offset in the record; the value itself when width is 0
-    width: int  # 4 or 8; 0 = a constant (a raw-counter layout's time base, from record 32)
-
-
-@dataclass
-class _Layout:
-    length: int
-    words: np.ndarray[Any, np.dtype[np.int64]]  # 8-byte words holding structure
-    masks: np.ndarray[Any, np.dtype[np.uint64]]
-    template: np.ndarray[Any, np.dtype[np.uint64]]
-    slots: list[_Slot]
-    columns: np.ndarray[Any, np.dtype[np.int64]]  # global column of each layout column
-    first: np.ndarray[Any, np.dtype[np.int64]]  # slot of N per layout column
-    second: np.ndarray[Any, np.dtype[np.int64]]  # slot of D, -1 none
-    base: np.ndarray[Any, np.dtype[np.int64]]  # slot of B (multi count), -1 none
-    frequency: np.ndarray[Any, np.dtype[np.int64]]  # slot of F, -1 none, -2 = 10,000,000
-    groups: list[_Group]  # layout columns cooked together
-    uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
-    failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status): no value here
 
 
 @dataclass
@@ -355,567 +220,6 @@ def _native_plan(layout: _Layout) -> _NativePlan:
         out=layout.columns[members],
         member=members,
     )
-
-
-@dataclass
-class _Group:
-    """Layout columns with one formula and the same clocks: a clock is one slot for all of them."""
-
-    formula: Formula
-    members: np.ndarray[Any, np.dtype[np.int64]]  # layout columns
-    clock: int  # slot of a shared D (a time), or -1 when each column has its own (a base)
-    frequency: int  # slot of F, -1 none, -2 = 10,000,000
-
-
-@dataclass
-class _Object:
-    name: str
-    instances: list[tuple[str | None, int, int]]  # (display name, counter block offset, length)
-    definitions: list[tuple[int, int, int, int, int]]  # (name index, type, size, offset, scale)
-    object_time: int  # record offset of the object's PerfTime
-    object_frequency: int
-
-
-class _Columns:
-    """Every counter column seen so far, numbered in order of first appearance."""
-
-    def __init__(self, selector: Selector) -> None:
-        self.selector = selector
-        self.by_key: dict[tuple[str, str, str | None, str, int], int] = {}
-        self.list: list[BlgColumn] = []
-        self.unselected: set[tuple[str, str, str | None, str, int]] = set()
-
-    def column(self, key: tuple[str, str, str | None, str, int], type_code: int, scale: int) -> int | None:
-        """The column of (machine, object, instance, counter, occurrence); None when not selected."""
-        machine, obj, instance, counter, _occurrence = key
-        found = self.by_key.get(key)
-        if found is not None:
-            return found
-        if key in self.unselected:
-            return None
-        path = f"\\\\{machine}\\{obj}" + (f"({instance})" if instance is not None else "") + f"\\{counter}"
-        if not self.selector.wants(path):
-            self.unselected.add(key)
-            return None
-        index = len(self.list)
-        cooked = type_code in KNOWN
-        self.list.append(BlgColumn(index, path, machine, obj, instance, counter, type_code, scale, cooked))
-        self.by_key[key] = index
-        return index
-
-
-class Selector:
-    """``--counters`` patterns: perfmon paths with ``*`` and ``?``; the machine part is optional."""
-
-    def __init__(self, patterns: Sequence[str] | None) -> None:
-        self.patterns = [self._compile(p) for p in patterns or []]
-
-    @staticmethod
-    def _compile(pattern: str) -> re.Pattern[str]:
-        text = pattern.strip()
-        if not text.startswith("\\\\"):
-            text = "\\\\*" + (text if text.startswith("\\") else "\\" + text)
-        return re.compile(fnmatch.translate(text.replace("[", "[[]")), re.IGNORECASE)
-
-    def wants(self, path: str) -> bool:
-        """Does a counter path match one of the patterns (always, when there are none)?"""
-        return not self.patterns or any(p.match(path) for p in self.patterns)
-
-
-class _Layouts:
-    """Turns a sample record into its layout: parsed once, reused while the structure holds."""
-
-    def __init__(
-        self,
-        source: str,
-        columns: _Columns,
-        names: dict[str, dict[int, str]],
-        entries: list[PathEntry] | None = None,
-    ) -> None:
-        self.source = source
-        self.columns = columns
-        self.names = names
-        self.entries = entries if entries is not None else []  # record 32, for raw-counter samples
-        self.layouts_seen: set[str] = set()  # "perflib" (PERF_DATA_BLOCKs), "raw" (PDH raw counters)
-        self.problems: list[Problem] = []
-        self._reported: set[tuple[str, ...]] = set()
-
-    def _once(self, key: tuple[str, ...], message: str, location: str) -> None:
-        if key not in self._reported:
-            self._reported.add(key)
-            self.problems.append(Problem(self.source, message, location=location))
-
-    def parse(self, record: bytes, where: str) -> _Layout:
-        if len(record) < 8 or record[:4] != _CONTAINER_TAG:
-            raise _Malformed(
-                "sample record does not start with the container tag 42 4C 03 00 "
-                f"(found {record[:4].hex(' ')})"
-            )
-        total = _U32.unpack_from(record, 4)[0]
-        if not 8 <= total <= len(record):
-            raise _Malformed(f"sample record length {total} outside 8..{len(record)}")
-        built = _Builder()
-        position = 8
-        ordinal = 0  # a raw-counter sub-record is the record-32 entry of the same ordinal
-        occurrences: dict[tuple[str, str, str | None, str], int] = {}
-        while position < total:
-            if position + 8 > total:
-                raise _Malformed(f"sub-record header at record byte {position} runs past the record")
-            tag = record[position : position + 4]
-            length = _U32.unpack_from(record, position + 4)[0]
-            if length < 8 or position + length > total:
-                raise _Malformed(f"sub-record at record byte {position} has length {length}")
-            if tag == _OBJECT_TAG:
-                self.layouts_seen.add("perflib")
-                if length < 8 + _BLOCK.size:
-                    raise _Malformed(f"object sub-record at record byte {position} has length {length}")
-                for obj, block in self._objects(record, position + 8, position + length, built.variable):
-                    self._columns_of(obj, block, where, built)
-            elif tag in (_RAW_TAG, _RAW_ARRAY_TAG):
-                self.layouts_seen.add("raw")
-                entry = self._entry(ordinal, position)
-                place = (position, length)
-                if tag == _RAW_TAG:
-                    self._raw_counter(record, place, entry, built=built, occurrences=occurrences)
-                else:
-                    self._raw_array(record, place, entry, built=built, occurrences=occurrences)
-            elif tag[:2] == b"BL":
-                raise _Unsupported(
-                    f"sample sub-record kind {tag.hex(' ').upper()} at record byte {position} "
-                    "(this reader knows 42 4C 03 05, 01 and 02)"
-                )
-            else:
-                raise _Malformed(
-                    f"sub-record tag 42 4C 03 .. expected at record byte {position}, found {tag.hex(' ')}"
-                )
-            ordinal += 1
-            position += length
-        return built.layout(record[:total])
-
-    def _entry(self, ordinal: int, position: int) -> PathEntry:
-        if ordinal >= len(self.entries):
-            raise _Malformed(
-                f"raw counter sub-record {ordinal + 1} at record byte {position} has no counter path: the "
-                f"log's counter list (record 32) holds {len(self.entries)}"
-            )
-        return self.entries[ordinal]
-
-    def _raw_column(
-        self,
-        entry: PathEntry,
-        instance: str | None,
-        occurrences: dict[tuple[str, str, str | None, str], int],
-        where: str,
-    ) -> tuple[int | None, CounterType | None]:
-        """The column of one raw value of ``entry`` (None: not selected) and the type to cook it by."""
-        key = (entry.machine, entry.object, instance, entry.counter)
-        occurrence = occurrences.get(key, 0)
-        occurrences[key] = occurrence + 1
-        code = entry.type_code
-        kind = KNOWN.get(code)
-        if kind is None or kind.base:
-            kind = None
-            self._once(
-                ("type", entry.object, entry.counter),
-                f"{entry.object}\\{entry.counter}: counter type {type_name(code)} is not cooked by this "
-                f"reader ({NOT_COOKED.get(code, 'unknown type')}); its raw values are kept, the displayed "
-                "value is left empty",
-                where,
-            )
-        return self.columns.column((*key, occurrence), code, entry.scale), kind
-
-    def _raw_counter(
-        self,
-        record: bytes,
-        place: tuple[int, int],
-        entry: PathEntry,
-        *,
-        built: _Builder,
-        occurrences: dict[tuple[str, str, str | None, str], int],
-    ) -> None:
-        """``BL 03 01`` at ``place`` (record byte, length): one PDH_RAW_COUNTER (status, time
-        stamp, N, D, multi count)."""
-        position, length = place
-        body = position + 8
-        if length < 8 + _RAW_COUNTER.size:
-            raise _Malformed(f"raw counter sub-record at record byte {position} has length {length}")
-        status = _U32.unpack_from(record, body)[0]
-        built.variable.append((body + 4, body + 12))  # time stamp
-        built.variable.append((body + 16, body + 36))  # N, D, multi count
-        instance = entry.instance if entry.parent is None else f"{entry.parent}/{entry.instance}"
-        column, kind = self._raw_column(entry, instance, occurrences, f"record byte {position}")
-        if column is None:
-            return
-        if status not in _STATUS_VALID:
-            built.failed.append((column, status))  # no value in this sample (the status is structure)
-            return
-        built.add_raw(column, kind, (body + 16, body + 24, body + 32), entry.time_base)
-
-    def _raw_array(
-        self,
-        record: bytes,
-        place: tuple[int, int],
-        entry: PathEntry,
-        *,
-        built: _Builder,
-        occurrences: dict[tuple[str, str, str | None, str], int],
-    ) -> None:
-        """``BL 03 02`` at ``place`` (record byte, length): the instances of a wildcard path, each
-        a name and a raw value pair."""
-        position, length = place
-        body = position + 8
-        end = position + length
-        if length < 8 + _RAW_ARRAY.size:
-            raise _Malformed(f"wildcard sub-record at record byte {position} has length {length}")
-        size, count, status, _stamp = _RAW_ARRAY.unpack_from(record, body)
-        if size != length - 8 or body + _RAW_ARRAY.size + count * _RAW_ITEM.size > end:
-            raise _Malformed(
-                f"wildcard sub-record at record byte {position}: body size {size}, {count} item(s) "
-                f"of {_RAW_ITEM.size} bytes do not fit its {length - 8} bytes"
-            )
-        built.variable.append((body + 16, body + 24))  # time stamp
-        seen: dict[str, int] = {}
-        for k in range(count):
-            item = body + _RAW_ARRAY.size + k * _RAW_ITEM.size
-            name_offset = _U32.unpack_from(record, item)[0]
-            start = body + name_offset
-            if name_offset % 2 or not body + _RAW_ARRAY.size + count * _RAW_ITEM.size <= start < end:
-                raise _Malformed(
-                    f"wildcard item {k + 1} at record byte {item}: name offset {name_offset} outside it"
-                )
-            built.variable.append((item + 4, item + _RAW_ITEM.size))  # multi count, N, D
-            name = _utf16z(record[start:end])
-            occurrence = seen.get(name, 0)
-            seen[name] = occurrence + 1
-            shown = name if occurrence == 0 else f"{name}#{occurrence}"
-            instance = shown if entry.parent is None else f"{entry.parent}/{shown}"
-            column, kind = self._raw_column(entry, instance, occurrences, f"record byte {position}")
-            if column is None:
-                continue
-            if status not in _STATUS_VALID:
-                built.failed.append((column, status))
-                continue
-            built.add_raw(column, kind, (item + 8, item + 16, item + 4), entry.time_base)
-
-    def _objects(
-        self, record: bytes, start: int, end: int, variable: list[tuple[int, int]]
-    ) -> Iterator[tuple[_Object, tuple[str, int]]]:
-        (
-            signature,
-            _le,
-            _version,
-            _rev,
-            total,
-            header,
-            count,
-            _default,
-            _systime,
-            _pt,
-            _pf,
-            _p100,
-            name_len,
-            name_off,
-        ) = _BLOCK.unpack_from(record, start)
-        if signature != _PERF_SIGNATURE or total != end - start or header > total:
-            raise _Malformed(
-                f"PERF_DATA_BLOCK at record byte {start}: signature {signature!r}, length {total} "
-                f"(sub-record holds {end - start})"
-            )
-        machine = (
-            record[start + name_off : start + name_off + name_len]
-            .decode("utf-16-le", "replace")
-            .rstrip("\x00")
-        )
-        variable.append((start + 36, start + 64))  # SystemTime, padding, PerfTime
-        variable.append((start + 72, start + 80))  # PerfTime100nSec
-        block = (machine, start)
-        position = start + header
-        for _ in range(count):
-            if position + _OBJECT.size > end:
-                raise _Malformed(f"object header at record byte {position} runs past its block")
-            (
-                o_total,
-                definition_len,
-                header_len,
-                name_index,
-                _n,
-                _h,
-                _hh,
-                _detail,
-                n_counters,
-                _dc,
-                n_instances,
-                _cp,
-                _opt,
-                _opf,
-            ) = _OBJECT.unpack_from(record, position)
-            if position + o_total > end or header_len > definition_len or definition_len > o_total:
-                raise _Malformed(
-                    f"object at record byte {position}: lengths {o_total}/{definition_len}/{header_len}"
-                )
-            variable.append((position + 48, position + 56))
-            definitions = []
-            d = position + header_len
-            for _ in range(n_counters):
-                byte_length, c_index, _s, _help, _hs, scale, _det, c_type, c_size, c_offset = (
-                    _DEFINITION.unpack_from(record, d)
-                )
-                if byte_length < _DEFINITION.size or d + byte_length > position + definition_len:
-                    raise _Malformed(f"counter definition at record byte {d} has length {byte_length}")
-                definitions.append((c_index, c_type, c_size, c_offset, scale))
-                d += byte_length
-            name = self._name(machine, name_index)
-            instances: list[tuple[str | None, int, int]] = []
-            p = position + definition_len
-            object_end = position + o_total
-            if n_instances < 0:
-                block_len = self._counter_block(record, p, object_end, variable)
-                instances.append((None, p, block_len))
-                p += block_len
-            else:
-                seen: dict[str, int] = {}
-                for _ in range(n_instances):
-                    if p + _INSTANCE.size > object_end:
-                        raise _Malformed(f"instance definition at record byte {p} runs past its object")
-                    i_len, parent_index, parent_instance, _uid, name_offset, name_length = (
-                        _INSTANCE.unpack_from(record, p)
-                    )
-                    if i_len < _INSTANCE.size or p + i_len > object_end or name_offset + name_length > i_len:
-                        raise _Malformed(f"instance definition at record byte {p} has length {i_len}")
-                    text = record[p + name_offset : p + name_offset + name_length].decode(
-                        "utf-16-le", "replace"
-                    )
-                    text = text.split("\x00", 1)[0]
-                    if parent_index:
-                        text = f"{self._name(machine, parent_index)}#{parent_instance}/{text}"
-                    occurrence = seen.get(text, 0)
-                    seen[text] = occurrence + 1
-                    display = text if occurrence == 0 else f"{text}#{occurrence}"
-                    block_at = p + i_len
-                    block_len = self._counter_block(record, block_at, object_end, variable)
-                    instances.append((display, block_at, block_len))
-                    p = block_at + block_len
-            yield (
-                _Object(name, instances, definitions, position + 48, position + 56),
-                block,
-            )
-            position = object_end
-
-    @staticmethod
-    def _counter_block(record: bytes, at: int, end: int, variable: list[tuple[int, int]]) -> int:
-        if at + 4 > end:
-            raise _Malformed(f"counter block at record byte {at} runs past its object")
-        length = _U32.unpack_from(record, at)[0]
-        if length < 4 or at + length > end:
-            raise _Malformed(f"counter block at record byte {at} has length {length}")
-        variable.append((at + 4, at + length))
-        return int(length)
-
-    def _name(self, machine: str, index: int) -> str:
-        table = self.names.get(machine.casefold())
-        if table is None and self.names:
-            table = next(iter(self.names.values()))
-        name = table.get(index) if table else None
-        if name is None:
-            self._once(
-                ("name", machine, str(index)),
-                f"title index {index} is not in the log's name table; shown as '#{index}'",
-                f"machine {machine}",
-            )
-            return f"#{index}"
-        return name
-
-    def _columns_of(self, obj: _Object, block: tuple[str, int], where: str, built: _Builder) -> None:
-        machine, block_start = block
-        definitions = obj.definitions
-        occurrences: dict[str, int] = {}
-        for k, (name_index, code, size, offset, scale) in enumerate(definitions):
-            if is_base(code):
-                continue
-            counter = self._name(machine, name_index)
-            occurrence = occurrences.get(counter, 0)
-            occurrences[counter] = occurrence + 1
-            if size not in (4, 8):
-                self._once(
-                    ("size", obj.name, counter),
-                    f"{obj.name}\\{counter}: counter size {size} (type {type_name(code)}) "
-                    "has no numeric value; not read",
-                    where,
-                )
-                continue
-            kind: CounterType | None = KNOWN.get(code)
-            next_def = definitions[k + 1] if k + 1 < len(definitions) else None
-            needs_base = kind is not None and (kind.second is Second.BASE or kind.multi)
-            if needs_base and (next_def is None or not is_base(next_def[1]) or next_def[2] not in (4, 8)):
-                self._once(
-                    ("base", obj.name, counter),
-                    f"{obj.name}\\{counter} ({kind.name if kind else code}): the base definition that must "
-                    "follow it is missing; raw values kept, not cooked",
-                    where,
-                )
-                kind = None
-            if code not in KNOWN:
-                self._once(
-                    ("type", obj.name, counter),
-                    f"{obj.name}\\{counter}: counter type {type_name(code)} is not cooked by this reader "
-                    f"({NOT_COOKED.get(code, 'unknown type')}); its raw values are kept, the displayed "
-                    "value is left empty",
-                    where,
-                )
-            last = max(offset + size, next_def[3] + next_def[2] if needs_base and next_def is not None else 0)
-            for instance, at, length in obj.instances:
-                if last > length:
-                    raise _Malformed(
-                        f"{obj.name}\\{counter}: value at offset {offset} (size {size}) lies outside the "
-                        f"{length}-byte counter block at record byte {at}"
-                    )
-                column = self.columns.column((machine, obj.name, instance, counter, occurrence), code, scale)
-                if column is not None:
-                    base = (at + next_def[3], next_def[2]) if needs_base and next_def is not None else None
-                    built.add(
-                        column,
-                        kind=kind,
-                        value=(at + offset, size),
-                        base=base,
-                        obj=obj,
-                        block_start=block_start,
-                    )
-
-
-@dataclass
-class _Builder:
-    """Collects a layout's variable byte ranges, value slots and columns while a record is parsed."""
-
-    variable: list[tuple[int, int]] = field(default_factory=list)
-    slots: list[_Slot] = field(default_factory=list)
-    slot_index: dict[tuple[int, int], int] = field(default_factory=dict)
-    columns: list[int] = field(default_factory=list)
-    first: list[int] = field(default_factory=list)
-    second: list[int] = field(default_factory=list)
-    base: list[int] = field(default_factory=list)
-    frequency: list[int] = field(default_factory=list)
-    formulas: list[Formula | None] = field(default_factory=list)
-    shared_clock: list[bool] = field(default_factory=list)
-    failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status) without a value
-
-    def slot(self, position: int, width: int) -> int:
-        key = (position, width)
-        found = self.slot_index.get(key)
-        if found is None:
-            found = self.slot_index[key] = len(self.slots)
-            self.slots.append(_Slot(position, width))
-        return found
-
-    def add(
-        self,
-        column: int,
-        *,
-        kind: CounterType | None,
-        value: tuple[int, int],
-        base: tuple[int, int] | None,
-        obj: _Object,
-        block_start: int,
-    ) -> None:
-        """One column: where its N, D, B and F sit in the record (``value``/``base``: position, width)."""
-        self.columns.append(column)
-        self.first.append(self.slot(*value))
-        second = multi = frequency = -1
-        if kind is not None:
-            if base is not None:
-                if kind.multi:
-                    multi = self.slot(*base)
-                else:
-                    second = self.slot(*base)
-            if kind.second is Second.PERF_TIME:
-                second = self.slot(block_start + 56, 8)
-            elif kind.second is Second.TIME_100NS:
-                second = self.slot(block_start + 72, 8)
-            elif kind.second is Second.OBJECT_TIME:
-                second = self.slot(obj.object_time, 8)
-            if kind.formula in (Formula.RATE, Formula.AVERAGE_TIMER):
-                frequency = self.slot(block_start + 64, 8)
-            elif kind.formula is Formula.ELAPSED:
-                frequency = self.slot(obj.object_frequency, 8)
-            elif kind.second is Second.TIME_100NS:
-                frequency = -2
-        self.second.append(second)
-        self.shared_clock.append(kind is not None and kind.second not in (Second.BASE, Second.NONE))
-        self.base.append(multi)
-        self.frequency.append(frequency)
-        self.formulas.append(kind.formula if kind is not None else None)
-
-    def add_raw(
-        self, column: int, kind: CounterType | None, positions: tuple[int, int, int], time_base: int
-    ) -> None:
-        """One column of the raw-counter layout: N and D are its own 8-byte values, B its multi
-        count (``positions``: record bytes of N, D, B), F the time base record 32 gives its
-        counter (a constant of the layout)."""
-        first, second, multi = positions
-        self.columns.append(column)
-        self.first.append(self.slot(first, 8))
-        d = b = f = -1
-        if kind is not None:
-            if kind.second is not Second.NONE:
-                d = self.slot(second, 8)
-            if kind.multi:
-                b = self.slot(multi, 4)
-            if kind.formula in (Formula.RATE, Formula.AVERAGE_TIMER, Formula.ELAPSED):
-                f = self.slot(time_base, 0)
-        self.second.append(d)
-        self.shared_clock.append(False)
-        self.base.append(b)
-        self.frequency.append(f)
-        self.formulas.append(kind.formula if kind is not None else None)
-
-    def layout(self, record: bytes) -> _Layout:
-        groups: dict[tuple[Formula, int, int], list[int]] = {}
-        for i, formula in enumerate(self.formulas):
-            if formula is not None:
-                clock = self.second[i] if self.shared_clock[i] else -1
-                groups.setdefault((formula, clock, self.frequency[i]), []).append(i)
-        words, masks, template = _structure(record, self.variable)
-        return _Layout(
-            length=len(record),
-            words=words,
-            masks=masks,
-            template=template,
-            slots=self.slots,
-            columns=np.array(self.columns, dtype=np.int64),
-            first=np.array(self.first, dtype=np.int64),
-            second=np.array(self.second, dtype=np.int64),
-            base=np.array(self.base, dtype=np.int64),
-            frequency=np.array(self.frequency, dtype=np.int64),
-            groups=[
-                _Group(f, np.array(v, dtype=np.int64), clock, freq) for (f, clock, freq), v in groups.items()
-            ],
-            uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
-            failed=self.failed,
-        )
-
-
-def _structure(
-    record: bytes, variable: list[tuple[int, int]]
-) -> tuple[
-    np.ndarray[Any, np.dtype[np.int64]],
-    np.ndarray[Any, np.dtype[np.uint64]],
-    np.ndarray[Any, np.dtype[np.uint64]],
-]:
-    """The 8-byte words of a record that hold structure, their byte masks and their values."""
-    stride = _stride(len(record))
-    fixed = np.ones(stride, dtype=np.uint8) * 0xFF
-    fixed[len(record) :] = 0
-    for start, end in variable:
-        fixed[start:end] = 0
-    masks = fixed.view(np.uint64)
-    words = np.flatnonzero(masks).astype(np.int64)
-    padded = np.zeros(stride, dtype=np.uint8)
-    padded[: len(record)] = np.frombuffer(record, dtype=np.uint8)
-    template = padded.view(np.uint64)[words] & masks[words]
-    return words, masks[words].copy(), template
-
-
-def _stride(length: int) -> int:
-    return (length + 7) & ~7
 
 
 # --- decoding batches ----------------------------------------------------------------------------
@@ -1191,39 +495,6 @@ class _Decoder:
         )
 
 
-def _raw_utc_clock(data: bytes, entries: list[PathEntry]) -> int | None:
-    """A UTC FILETIME from a raw-counter sample: the D of its first sound counter on the 100 ns
-    clock (D is that clock for these types: docs/blg.md); None when it has none."""
-    position, ordinal = 8, 0
-    while position + 8 <= len(data) and ordinal < len(entries):
-        tag = data[position : position + 4]
-        length = _U32.unpack_from(data, position + 4)[0]
-        if length < 8 or position + length > len(data):
-            return None
-        kind = KNOWN.get(entries[ordinal].type_code)
-        on_100ns = kind is not None and (kind.second is Second.TIME_100NS or kind.code == 0x20570500)
-        body = position + 8
-        if on_100ns and tag == _RAW_TAG and length >= 8 + _RAW_COUNTER.size:
-            status, _stamp, _n, d, _multi = _RAW_COUNTER.unpack_from(data, body)
-            if status in _STATUS_VALID and d > 0:
-                return int(d)
-        elif on_100ns and tag == _RAW_ARRAY_TAG and length >= 8 + _RAW_ARRAY.size + _RAW_ITEM.size:
-            _size, count, status, _stamp = _RAW_ARRAY.unpack_from(data, body)
-            d = _RAW_ITEM.unpack_from(data, body + _RAW_ARRAY.size)[3]
-            if count and status in _STATUS_VALID and d > 0:
-                return int(d)
-        position += length
-        ordinal += 1
-    return None
-
-
-def _declared_length(head: bytes) -> int:
-    """The container's own length, when the record starts like a sample; 0 otherwise."""
-    if len(head) < 8 or head[:4] != _CONTAINER_TAG:
-        return 0
-    return int(_U32.unpack_from(head, 4)[0])
-
-
 def _same(
     layout: _Layout, matrix: np.ndarray[Any, np.dtype[np.uint8]], *, native: bool = False
 ) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -1465,32 +736,15 @@ class BlgFile:
             )
 
     def _name_table(self, record: _Record) -> None:
-        text = record.data.decode("utf-16-le", errors="replace")
-        strings = text.split("\x00")
-        if not strings or not strings[0]:
-            return
-        machine = strings[0].lstrip("\\")
-        table = self.names.setdefault(machine.casefold(), {})
-        if machine not in self.machine_names:
+        machine = _read_name_table(record.data, self.names)
+        if machine is not None and machine not in self.machine_names:
             self.machine_names.append(machine)
-        pairs = strings[1:]
-        for number, name in zip(pairs[0::2], pairs[1::2], strict=False):
-            # ASCII digits only: one flipped bit turns '2' (0x32) into '²' (0xB2), which
-            # str.isdigit() accepts and int() refuses; such an entry is damage, skipped.
-            index = ascii_int(number)
-            if index is not None:
-                table[index] = name
 
     def _utc_offset(self, record: _Record, layouts: _Layouts) -> int | None:
         """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock
         (a PERF_DATA_BLOCK's PerfTime100nSec, or a 100 ns counter's D in the raw-counter layout),
         else the time-zone header (whose daylight rule this reader does not evaluate)."""
-        data = record.data
-        utc_100ns = None
-        if len(data) >= 16 + 80 and data[16:24] == _PERF_SIGNATURE:
-            utc_100ns = struct.unpack_from("<q", data, 16 + 72)[0]
-        elif len(data) >= 16 and data[8:12] in (_RAW_TAG, _RAW_ARRAY_TAG):
-            utc_100ns = _raw_utc_clock(data, layouts.entries)
+        utc_100ns = layouts.utc_clock(record.data)
         if utc_100ns is not None:
             derived = round((record.stamp - utc_100ns) / 600_000_000 / 15) * 15
             if abs(derived) <= 14 * 60:
