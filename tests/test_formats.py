@@ -77,7 +77,23 @@ def test_reading_a_folder_imports_no_reader_it_does_not_need(tmp_path: Path) -> 
     code = (
         "import sys; from pathlib import Path; from esrp_report.ingest.evidence import read_evidence; "
         f"read_evidence([Path({str(tmp_path)!r})]); "
-        "print('esrp_report.ingest.perfmon.blg_stream' in sys.modules, 'esrp_report.ingest.jetstress.test_log' in sys.modules)"
+        "print('esrp_report.ingest.perfmon.blg.stream' in sys.modules, 'esrp_report.ingest.jetstress.test_log' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]  # the test log's reader, and not the binary log's
+
+
+def test_recognising_a_binary_log_imports_neither_its_decoder_nor_numpy() -> None:
+    """The sniff lives beside the blg package (perfmon/blg_signature.py), not in it: a module of the
+    package would import the package, and with it the decoder and NumPy."""
+    import subprocess
+    import sys
+
+    log = Path(__file__).parent / "data" / "blg" / "SampleLog.blg"
+    code = (
+        "import sys; from pathlib import Path; from esrp_report.ingest import formats; "
+        f"print(formats.detect_format(Path({str(log)!r})), sorted(m for m in sys.modules "
+        "if m.split('.')[0] == 'numpy' or m.startswith('esrp_report.ingest.perfmon.blg.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["perfmon-blg", "[]"]

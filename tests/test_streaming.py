@@ -22,8 +22,9 @@ from esrp_report.app import api
 from esrp_report.app import convert as convert_module
 from esrp_report.app.convert import convert
 from esrp_report.ingest.jetstress.report_html import read_report
-from esrp_report.ingest.perfmon import blg_stream, counter_csv
+from esrp_report.ingest.perfmon import counter_csv
 from esrp_report.ingest.perfmon.blg import read_blg
+from esrp_report.ingest.perfmon.blg import stream as blg_stream
 from esrp_report.model import Run, StreamedCounterLog, TestKind
 from esrp_report.render import payload
 from esrp_synth.perfmon_csv import write_pdh_csv

@@ -139,7 +139,7 @@ def _is_blg(head: Head) -> bool:
 
 
 def _read_blg(path: Path, evidence: Evidence) -> None:
-    from esrp_report.ingest.perfmon import blg_stream
+    from esrp_report.ingest.perfmon.blg import stream as blg_stream
 
     evidence.counter_logs.append(blg_stream.read_blg_log(path))
 

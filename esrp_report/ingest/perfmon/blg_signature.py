@@ -1,7 +1,8 @@
 """What the start of a binary perfmon log looks like, without the decoder (docs/blg.md).
 
-Kept apart from ``blg.py`` so that recognising a file's format (``ingest/formats.py``) does not
-import the decoder and NumPy for every file it looks at.
+Kept beside the ``blg`` package, not in it (a module of the package imports the package, and
+with it the decoder), so that recognising a file's format (``ingest/formats.py``) does not import
+the decoder and NumPy for every file it looks at.
 """
 
 from __future__ import annotations

@@ -1,0 +1,242 @@
+"""Whole-log reading: a .blg as a :class:`CounterLog` of cooked values (:func:`read_blg`), what
+``inspect`` says about it (:func:`describe_blg`), its exact window averages (:func:`window_report`,
+computed in ``window.py``), and the error for a log without a readable sample
+(:func:`no_samples_error`). The frames' columns are named ``c00001``... in order of first
+appearance; time stamps are UTC, null is "no value"."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from esrp_report.ingest.perfmon.blg.columns import BlgColumn
+from esrp_report.ingest.perfmon.blg.decoding import BlgBatch
+from esrp_report.ingest.perfmon.blg.file import BlgFile
+from esrp_report.ingest.perfmon.blg.filetime import utc_stamps
+from esrp_report.ingest.perfmon.blg.header import zone_name
+from esrp_report.ingest.perfmon.blg.window import WindowAverages, _Window
+from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
+from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage
+from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
+
+
+def read_blg(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> CounterLog:
+    """Read a whole .blg into a :class:`CounterLog` of cooked values (``counters``: path patterns)."""
+    with BlgFile(path) as blg:
+        return _collect(blg, counters, begin, end)
+
+
+def _collect(
+    blg: BlgFile, counters: Sequence[str] | None, begin: datetime | None, end: datetime | None
+) -> CounterLog:
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+    raw: list[pl.DataFrame] = []
+    for batch in blg.batches(counters=counters):
+        blocks.append((batch.stamps, batch.values))
+        if len(batch.uncooked_columns):
+            raw.append(_raw_frame(batch, blg))
+    if blg.samples_read == 0:
+        raise no_samples_error(blg)
+    names = [_column_name(c) for c in blg.columns]
+    offset = blg.utc_offset_minutes
+    samples = _in_window(_frame(blocks, names, offset), begin, end, offset)
+    problems = list(blg.problems)
+    zone = zone_name(blg.header, offset)
+    return CounterLog(
+        source=blg.source,
+        format="blg",
+        counters=_counters_frame(blg.columns),
+        samples=samples,
+        utc_offset_minutes=offset,
+        time_zone_name=zone,
+        problems=problems,
+        damage=LogDamage(rows_lost=blg.samples_lost),
+        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end, offset) if raw else None,
+    )
+
+
+def no_samples_error(blg: BlgFile) -> CounterLogError | UnsupportedFormatError:
+    """The error for a .blg with no readable sample: "unsupported" (naming the producer's Windows
+    version and build and the part not understood) when what stopped the reader is a layout it
+    does not know; otherwise how many damaged samples were skipped, the first problems, and the
+    file's buffer layout."""
+    header = blg.header
+    producer = f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit"
+    if blg.samples_unsupported or blg.unknown_headers:
+        parts = []
+        if blg.unknown_headers:
+            parts.append("event header type(s) " + ", ".join(f"0x{t:02X}" for t in blg.unknown_headers))
+        if blg.samples_unsupported:
+            parts.append(f"{blg.samples_unsupported} sample record(s) of an unknown layout")
+        first = next(
+            (p for p in blg.problems if "not understood" in p.message or "unknown event" in p.message), None
+        )
+        return UnsupportedFormatError(
+            blg.source,
+            f"unsupported: a binary perfmon log written by {producer}, in a layout this reader does not "
+            "know: " + " and ".join(parts) + (f"; the first: {first.message}" if first is not None else ""),
+            location=first.location if first is not None else "",
+            expected="the Vista (PERF_DATA_BLOCK) or raw-counter (PDH_RAW_COUNTER) layout (docs/blg.md)",
+        )
+    return CounterLogError(
+        blg.source,
+        "no readable samples"
+        + (f" ({blg.samples_lost} damaged sample(s) skipped)" if blg.samples_lost else "")
+        + "".join(f"; {p.location}: {p.message}" for p in blg.problems[:3] if p.location),
+        location=f"{blg.header.buffers_written} buffer(s) of {blg.header.buffer_size} bytes",
+        expected="at least one complete sample record",
+    )
+
+
+def describe_blg(path: str | Path) -> dict[str, object]:
+    """What ``inspect`` prints about a .blg: the file's own facts (header, counter list, sample
+    layout, counts) plus the counter-log description; when no sample can be read, the facts
+    still, with the reason under ``error``."""
+    with BlgFile(path) as blg:
+        try:
+            log: CounterLog | None = _collect(blg, None, None, None)
+            error = None
+        except (CounterLogError, UnsupportedFormatError) as exc:
+            log, error = None, exc
+        header = blg.header
+        facts: dict[str, object] = {
+            "producer": f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit",
+            "sample_layout": {"perflib": "PERF_DATA_BLOCK (Vista)", "raw": "raw counters"}.get(
+                "+".join(blg.layouts_seen), " and ".join(blg.layouts_seen) or None
+            ),
+            "time_zone_header": f"{header.standard_name} (bias {header.bias_minutes} min)",
+            "processors": header.processors,
+            "log_start_utc": header.start,
+            "log_end_utc": header.end,
+            "buffer_size": header.buffer_size,
+            "buffers": (Path(path).stat().st_size + header.buffer_size - 1) // header.buffer_size,
+            "closing_catalog_samples": blg.catalog.samples if blg.catalog else None,
+            "samples_read": blg.samples_read,
+            "samples_lost": blg.samples_lost,
+            "samples_with_failed_counters": blg.error_samples,
+            "original_file": header.log_file,
+            "requested_counters": [e.path for e in blg.entries],
+        }
+        if log is None:
+            assert error is not None
+            return facts | {
+                "machines": sorted({e.machine for e in blg.entries}),
+                "error": str(error),
+                "problems": [p.describe() for p in blg.problems],
+            }
+    return facts | describe_counter_log(log)
+
+
+def window_report(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> WindowAverages:
+    """Exact first/last window averages beside the mean of the cooked samples, in one streaming pass.
+
+    ``begin``/``end``: naive times are the log's local time. Raises when no sample is readable or
+    none falls inside the window.
+    """
+    window = _Window(begin, end)
+    with BlgFile(path) as blg:
+        for _ in blg.batches(counters=counters, window=window):
+            pass
+        if blg.samples_read == 0:
+            raise no_samples_error(blg)
+        offset = blg.utc_offset_minutes
+        if window.samples == 0:
+            raise CounterLogError(
+                blg.source,
+                f"no sample inside the window ({_bound_text(begin)} to {_bound_text(end)}); "
+                f"{blg.samples_read} sample(s) read",
+                expected="--begin/--end that include at least one sample",
+            )
+        first, last = utc_stamps(np.array([window.first_stamp, window.last_stamp], np.int64), offset)
+        return WindowAverages(
+            frame=window.frame(blg.columns, offset),
+            samples=window.samples,
+            first=first,
+            last=last,
+            samples_read=blg.samples_read,
+            samples_lost=blg.samples_lost,
+            problems=list(blg.problems),
+        )
+
+
+def window_averages(
+    path: str | Path,
+    *,
+    counters: Sequence[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> pl.DataFrame:
+    """Per counter column: path, type, kind, samples, mean_of_samples, exact_average,
+    relative_difference, why (no exact value), first/last (UTC). See :func:`window_report`."""
+    return window_report(path, counters=counters, begin=begin, end=end).frame
+
+
+def _bound_text(moment: datetime | None) -> str:
+    return "open" if moment is None else moment.isoformat(sep=" ")
+
+
+def _in_window(
+    frame: pl.DataFrame, begin: datetime | None, end: datetime | None, offset: int | None
+) -> pl.DataFrame:
+    """Rows from ``begin`` to ``end``: naive times are the log's local time (as in window_report)."""
+    if begin is not None:
+        frame = frame.filter(pl.col("timestamp") >= _aware(begin, offset))
+    if end is not None:
+        frame = frame.filter(pl.col("timestamp") <= _aware(end, offset))
+    return frame
+
+
+def _aware(moment: datetime, offset: int | None) -> datetime:
+    if moment.tzinfo is not None:
+        return moment
+    return (moment - timedelta(minutes=offset or 0)).replace(tzinfo=UTC)
+
+
+def _column_name(column: BlgColumn) -> str:
+    return f"c{column.index + 1:05d}"
+
+
+def _frame(
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], names: list[str], offset: int | None
+) -> pl.DataFrame:
+    """One frame from decoded batches (columns that appeared later are NaN, then null, before)."""
+    width = len(names)
+    values = np.full((sum(len(stamps) for stamps, _ in blocks), width), np.nan)
+    row = 0
+    for stamps, block in blocks:
+        values[row : row + len(stamps), : block.shape[1]] = block
+        row += len(stamps)
+    frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True) if width else pl.DataFrame()
+    stamps = np.concatenate([stamps for stamps, _ in blocks]) if blocks else np.zeros(0, np.int64)
+    return frame.insert_column(0, utc_stamps(stamps, offset))
+
+
+def _raw_frame(batch: BlgBatch, blg: BlgFile) -> pl.DataFrame:
+    names = [_column_name(blg.columns[int(c)]) for c in batch.uncooked_columns]
+    frame = pl.DataFrame(batch.uncooked_values, schema=names, orient="row")
+    return frame.insert_column(0, utc_stamps(batch.stamps, blg.utc_offset_minutes))
+
+
+def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
+    rows = [
+        (_column_name(c), c.path, c.machine, c.object, c.instance, c.counter, False, c.type_name)
+        for c in columns
+    ]
+    return pl.DataFrame(rows, schema={**COUNTERS_SCHEMA, "type": pl.String()}, orient="row")
