@@ -128,7 +128,8 @@ class _Decoder:
         self.samples_lost = 0
         self.samples_unsupported = 0
         self.error_samples = 0  # samples with a counter whose collection failed
-        self._failures: dict[int, int] = {}  # PDH status -> values missing because of it
+        self._failures: dict[int, int] = {}  # PDH status -> failed counters (or wildcards) with it
+        self._values_missing = 0  # cells left empty by those failures (a wildcard lists none)
         self._failed_at: list[int] = []  # local stamps of the first such samples
         self.window: _Window | None = None
         # How the engine reads the current layout's slots, made on the layout's first run.
@@ -199,8 +200,9 @@ class _Decoder:
         stamps = np.array([r.stamp for r in records], dtype=np.int64)
         if layout.failed:
             self.error_samples += n
-            for _column, status in layout.failed:
+            for column, status in layout.failed:
                 self._failures[status] = self._failures.get(status, 0) + n
+                self._values_missing += n if column >= 0 else 0
             self._failed_at.extend(int(s) for s in stamps[: max(0, _LISTED - len(self._failed_at))])
         if not self.values:
             self.samples += n
@@ -349,7 +351,7 @@ class _Decoder:
             Problem(
                 self.layouts.source,
                 f"{self.error_samples} sample(s) with counters whose collection failed: "
-                f"{sum(self._failures.values())} value(s) missing ({statuses}); those values are left "
+                f"{self._values_missing} value(s) missing ({statuses}); those values are left "
                 "empty (a two-sample counter's next value too), the samples' other values are read",
                 location=f"samples at {when}" + (f" and {more} more" if more > 0 else ""),
             )

@@ -81,7 +81,9 @@ class _Layout:
     frequency: np.ndarray[Any, np.dtype[np.int64]]  # slot of F, -1 none, -2 = 10,000,000
     groups: list[_Group]  # layout columns cooked together
     uncooked: np.ndarray[Any, np.dtype[np.int64]]  # layout columns of types not cooked here
-    failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status): no value here
+    failed: list[tuple[int, int]] = field(
+        default_factory=list
+    )  # (column or -1 for a wildcard listing none, PDH status)
 
 
 @dataclass

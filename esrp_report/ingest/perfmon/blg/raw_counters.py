@@ -53,11 +53,20 @@ class PathEntry:
     type_code: int
     time_base: int
     scale: int
+    index: int = 0  # the instance index: 1 for "name#1", the second instance of that name
+
+    @property
+    def full_instance(self) -> str | None:
+        """The instance as a path writes it: ``parent/name#index`` (the parts it has)."""
+        if self.instance is None:
+            return None
+        name = self.instance if self.index <= 0 or self.instance == "*" else f"{self.instance}#{self.index}"
+        return name if self.parent is None else f"{self.parent}/{name}"
 
     @property
     def path(self) -> str:
         """The path as written (machine part included)."""
-        instance = self.instance if self.parent is None else f"{self.parent}/{self.instance}"
+        instance = self.full_instance
         name = f"{self.object}({instance})" if instance is not None else self.object
         return f"\\\\{self.machine}\\{name}\\{self.counter}"
 
@@ -69,7 +78,7 @@ def parse_path_entries(data: bytes) -> list[PathEntry]:
     entries: list[PathEntry] = []
     position = 8
     while position + _PATH_ENTRY.size <= len(data):
-        size, _flags, _x, code, base, scale, o_machine, o_object, o_instance, o_parent, _index, o_counter = (
+        size, _flags, _x, code, base, scale, o_machine, o_object, o_instance, o_parent, index, o_counter = (
             _PATH_ENTRY.unpack_from(data, position)
         )
         if size < _PATH_ENTRY.size or position + size > len(data):
@@ -87,7 +96,11 @@ def parse_path_entries(data: bytes) -> list[PathEntry]:
         obj, counter = text(o_object), text(o_counter)
         if obj is None or counter is None:
             raise _Malformed(f"counter path entry at record byte {position} has no object or counter name")
-        entries.append(PathEntry(machine, obj, text(o_instance), text(o_parent), counter, code, base, scale))
+        entries.append(
+            PathEntry(
+                machine, obj, text(o_instance), text(o_parent), counter, code, base, scale, max(index, 0)
+            )
+        )
         position += size
     return entries
 
@@ -110,7 +123,7 @@ class _RawCounters:
         status = _U32.unpack_from(record, body)[0]
         built.variable.append((body + 4, body + 12))  # time stamp
         built.variable.append((body + 16, body + 36))  # N, D, multi count
-        instance = entry.instance if entry.parent is None else f"{entry.parent}/{entry.instance}"
+        instance = entry.full_instance
         where = f"record byte {position}"
         self._value(
             built, entry, instance, status=status, values=(body + 16, body + 24, body + 32), where=where
@@ -150,6 +163,10 @@ class _RawCounters:
             self._value(
                 built, entry, instance, status=status, values=(item + 8, item + 16, item + 4), where=where
             )
+        if not count and status not in _STATUS_VALID:
+            # A wildcard whose collection failed lists no instance (an offline machine): no column
+            # to leave empty, but the sample is one with a failed counter all the same.
+            built.failed.append((-1, status))
 
     def _entry(self, sub: _SubRecord) -> PathEntry:
         if sub.ordinal >= len(self.entries):

@@ -48,6 +48,17 @@ def _collect(
             raw.append(_raw_frame(batch, blg))
     if blg.samples_read == 0:
         raise no_samples_error(blg)
+    if not blg.columns:
+        raise CounterLogError(
+            blg.source,
+            f"{blg.samples_read} sample(s) read, but no counter column: "
+            + (
+                "the counter selection matches none of the log's counters"
+                if counters
+                else "no sample holds a counter value (wildcards that list no instance)"
+            ),
+            expected="at least one counter with a value",
+        )
     names = [_column_name(c) for c in blg.columns]
     offset = blg.utc_offset_minutes
     samples = _in_window(_frame(blocks, names, offset), begin, end, offset)
@@ -223,8 +234,10 @@ def _frame(
     for stamps, block in blocks:
         values[row : row + len(stamps), : block.shape[1]] = block
         row += len(stamps)
-    frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True) if width else pl.DataFrame()
     stamps = np.concatenate([stamps for stamps, _ in blocks]) if blocks else np.zeros(0, np.int64)
+    if not width:  # no counter column: the time stamps alone (a frame of no columns has no height)
+        return utc_stamps(stamps, offset).to_frame()
+    frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True)
     return frame.insert_column(0, utc_stamps(stamps, offset))
 
 
@@ -235,8 +248,13 @@ def _raw_frame(batch: BlgBatch, blg: BlgFile) -> pl.DataFrame:
 
 
 def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:
-    rows = [
-        (_column_name(c), c.path, c.machine, c.object, c.instance, c.counter, False, c.type_name)
-        for c in columns
-    ]
+    """One row per column; ``duplicate`` marks the second and later columns of one path (a
+    counter asked for twice), as the CSV reader does."""
+    seen: set[str] = set()
+    rows = []
+    for c in columns:
+        rows.append(
+            (_column_name(c), c.path, c.machine, c.object, c.instance, c.counter, c.path in seen, c.type_name)
+        )
+        seen.add(c.path)
     return pl.DataFrame(rows, schema={**COUNTERS_SCHEMA, "type": pl.String()}, orient="row")
