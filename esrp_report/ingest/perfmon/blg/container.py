@@ -23,6 +23,11 @@ _FULL_HEADERS = (0x0A, 0x14)  # the PDH events of 32- and 64-bit producers (same
 KIND_NAMES, KIND_PATHS, KIND_SAMPLE, KIND_CATALOG = 36, 32, 34, 35
 _READ_BUFFERS = 64  # buffers read per system call
 _EVENT = struct.Struct("<HBBBBHIIQ16s8x16sII")  # full trace header + PDH prefix
+# The class GUID of every PDH event ({933f3bb3-943e-490d-9ced-3cbb14c14479}, at event byte 24, in
+# the Vista, Server 2003 and Windows 10 logs alike): found again after an event that cannot be
+# stepped over, it tells where the next event starts.
+_PDH_CLASS = bytes.fromhex("b33b3f933e940d499ced3cbb14c14479")
+_CLASS_AT = 24
 _U32 = struct.Struct("<I")
 
 
@@ -74,6 +79,10 @@ class _Container:
         self._lost_stamps: set[int] = set()
         self._partial: _Partial | None = None
         self.unknown_headers: set[int] = set()  # event header types not understood
+        # A run of events skipped in the current buffer: (where, why, to its end, bytes), counts.
+        self._skipped_at: tuple[str, str, bool, int] | None = None
+        self._skipped = [0, 0]  # events, samples among them
+        self._skipped_kinds: set[int] = set()
         self.header = self._read_header()
         self.buffer_size = self.header.buffer_size
 
@@ -106,6 +115,8 @@ class _Container:
                 state = self._buffer_state(buffer, number, number * size, blank)
                 if state is not None:
                     yield from self._events(buffer, state[0], number, number * size, state[1])
+                    if self._skipped_at is not None:
+                        self._report_skipped(number)
         self._report_blank(blank)
         present = index
         if self.header.buffers_written > present:
@@ -216,6 +227,8 @@ class _Container:
                     return
                 position += step
                 continue
+            if self._skipped_at is not None:
+                self._report_skipped(number)
             data = buffer[position + prefix : end]
             event_offset = offset + position
             position = (end + 7) & ~7
@@ -239,15 +252,44 @@ class _Container:
                 yield record
 
     def _odd_event(self, buffer: memoryview, used: int, number: int, at: int, short: bool) -> int | None:
-        """Bytes to step over a system-header event; None (after reporting) when the buffer ends here."""
+        """Bytes to step over an event that is not a sound PDH event: a system-header event, or
+        one whose header type or size is not understood (skipped up to the next event, found by
+        its size or its class GUID; a sample it begins counted lost); None (after reporting)
+        when nothing more of the buffer can be read."""
         position = at - number * self.buffer_size
-        size, header_type, _m, kind, *_rest, stamp, _g, _log, fragment, count = _EVENT.unpack_from(
+        size, header_type, marker, kind, *_rest, stamp, _g, _log, fragment, count = _EVENT.unpack_from(
             buffer, position
         )
         where = f"buffer {number}, byte {at}"
         if header_type in SYSTEM_HEADERS:
             system_size = struct.unpack_from("<H", buffer, position + 4)[0]
             return max(8, (int(system_size) + 7) & ~7)
+        cut = short and header_type in _FULL_HEADERS and position + size > used
+        if not cut:
+            step = self._next_event(buffer, position, used, size if header_type not in _FULL_HEADERS else 0)
+            if header_type not in _FULL_HEADERS:
+                self.unknown_headers.add(header_type)
+            starts_sample = kind == KIND_SAMPLE and fragment <= 1 and marker & 0xC0 == 0xC0
+            if starts_sample and stamp not in self._lost_stamps:
+                self._lost_stamps.add(stamp)
+                self.samples_lost += 1
+            else:
+                starts_sample = False
+            what = (
+                f"unknown event header type 0x{header_type:02X}"
+                if header_type not in _FULL_HEADERS
+                else f"event size {size} does not fit the buffer (used end {used})"
+            )
+            if self._skipped_at is None:
+                self._skipped_at = (where, what, step is None, used - position)
+                self._skipped = [0, 0]
+                self._skipped_kinds = set()
+            self._skipped[0] += 1
+            self._skipped_kinds.add(kind)
+            self._skipped[1] += int(starts_sample)
+            if step is None:
+                self._report_skipped(number)
+            return step
         if header_type not in _FULL_HEADERS:
             self.unknown_headers.add(header_type)
             self._problem(
@@ -271,6 +313,36 @@ class _Container:
                 where,
             )
         return None
+
+    def _next_event(self, buffer: memoryview, position: int, used: int, size: int) -> int | None:
+        """Bytes from ``position`` to the next event: by ``size`` when it is plausible (an
+        event whose header type alone is unknown), else where the next PDH class GUID is."""
+        prefix = _PDH_EVENT_HEADER + _FRAGMENT_PREFIX
+        if prefix <= size and position + size <= used:
+            return (size + 7) & ~7
+        found = bytes(buffer[position + 8 : used]).find(_PDH_CLASS)
+        while found >= 0:
+            start = position + 8 + found - _CLASS_AT
+            if start > position and start % 8 == 0:
+                return start - position
+            found = bytes(buffer[position + 8 : used]).find(_PDH_CLASS, found + 1)
+        return None
+
+    def _report_skipped(self, number: int) -> None:
+        """One problem for a run of events skipped in a buffer (see _odd_event)."""
+        assert self._skipped_at is not None
+        where, what, rest, rest_bytes = self._skipped_at
+        events, samples = self._skipped
+        tail = f"; the rest of the buffer ({rest_bytes} bytes) is skipped" if rest and events == 1 else ""
+        kinds = ", ".join(map(str, sorted(self._skipped_kinds)))
+        self._problem(
+            f"{what}: {events} event(s) skipped (record kind {kinds}, as the damaged header says)"
+            + (f", {samples} of them the start of a sample (counted lost)" if samples else "")
+            + tail,
+            where,
+            lost=samples,
+        )
+        self._skipped_at = None
 
     def _assemble(
         self, kind: int, stamp: int, data: memoryview, numbering: tuple[int, int], place: tuple[int, int]
@@ -306,8 +378,8 @@ class _Container:
 
     def _drop(self, partial: _Partial, why: str) -> None:
         sample = partial.kind == KIND_SAMPLE
-        self._lost_stamps.add(partial.stamp)
-        if sample:
+        if sample:  # only a sample counted lost marks its stamp (its later fragments: not again)
+            self._lost_stamps.add(partial.stamp)
             self.samples_lost += 1
         what = "sample" if sample else f"record of kind {partial.kind}"
         self._problem(
