@@ -102,15 +102,21 @@ _OPEN_BLG_FINDING = pytest.mark.xfail(
 
 
 @_OPEN_BLG_FINDING
-def test_blg_samples_without_a_counter_are_no_traceback() -> None:
-    # A raw-counter log (one counter, one sample, esrp_synth/blg_raw_writer.py) whose sample record
-    # declares 8 bytes: its container header and no sub-record. The sample is read, no counter
-    # column exists, and read_blg raised polars' ShapeError (both engines; the Vista layout too).
-    # Found by the fuzzer (benchmarks/fuzz.py, seed 3) in a raw-counter seed; this input is that
-    # finding made from the writer's output with the 4 bytes of one length changed (2 KB).
+@pytest.mark.parametrize(
+    ("name", "samples"),
+    [("blg-sample-record-without-counters.blg", 1), ("blg-raw-wildcard-never-has-instances.blg", 3)],
+)
+def test_blg_samples_without_a_counter_are_no_traceback(name: str, samples: int) -> None:
+    # Samples are read but no counter column exists, and read_blg raised polars' ShapeError (both
+    # engines, both layouts). Found by the fuzzer (benchmarks/fuzz.py, seeds 3 and 4) in mutants of
+    # the raw-counter seeds; two 2 KB logs of esrp_synth/blg_raw_writer.py reach it:
+    # - one counter, one sample whose record 34 declares 8 bytes (its header, no sub-record): the
+    #   writer's output with the 4 bytes of that length changed (damage);
+    # - a sound log: one wildcard entry (Network Interface(*)) whose instance set is empty in each of
+    #   its 3 samples (a BL 03 02 array of 0 items), as a machine without such instances logs it.
     with contextlib.suppress(InputError):
-        log = read_blg(DATA / "blg-sample-record-without-counters.blg")
-        assert log.samples.height == 1 and log.samples.columns == ["timestamp"]
+        log = read_blg(DATA / name)
+        assert log.samples.height == samples and log.samples.columns == ["timestamp"]
 
 
 @_OPEN_BLG_FINDING
