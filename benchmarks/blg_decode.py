@@ -108,27 +108,33 @@ def fresh_process(path: Path, engine: str = "auto") -> dict[str, float]:
     return result
 
 
+def speed(path: Path, engine: str, runs: int, width: int) -> dict[str, object]:
+    """Median wall and CPU time of decoding ``path`` with ``engine``, as MB/s and Mcells/s."""
+    size_mb = path.stat().st_size / 1e6
+    walls, cpus, samples = timed(path, engine, runs)
+    median, cpu = statistics.median(walls), statistics.median(cpus)
+    return {
+        "runs_s": [round(t, 3) for t in walls],
+        "median_s": round(median, 3),
+        "mb_per_s": round(size_mb / median, 1),
+        "mcells_per_s": round(samples * width / median / 1e6, 1),
+        "cpu_runs_s": [round(t, 3) for t in cpus],
+        "cpu_median_s": round(cpu, 3),
+        "mb_per_cpu_s": round(size_mb / cpu, 1),
+    }
+
+
 def measure_layout(layout: str, engines: list[str], runs: int) -> dict[str, object]:
-    """Speed of each engine on the ~1 GB log, and peak memory on the ~100 MB and ~1 GB logs."""
+    """Speed of each engine on the ~1 GB and the ~100 MB log (whose fixed costs weigh ten times
+    more), and peak memory on both in fresh processes."""
     big = log_file(SAMPLES_1GB[layout], layout)
     small = log_file(SAMPLES_1GB[layout] // 10, layout)
-    size_mb = big.stat().st_size / 1e6
     width = columns(big)
     decode(big)  # warm-up: the file in the page cache
-    figures: dict[str, dict[str, object]] = {}
-    samples = 0
-    for engine in engines:
-        walls, cpus, samples = timed(big, engine, runs)
-        median, cpu = statistics.median(walls), statistics.median(cpus)
-        figures[engine] = {
-            "runs_s": [round(t, 3) for t in walls],
-            "median_s": round(median, 3),
-            "mb_per_s": round(size_mb / median, 1),
-            "mcells_per_s": round(samples * width / median / 1e6, 1),
-            "cpu_runs_s": [round(t, 3) for t in cpus],
-            "cpu_median_s": round(cpu, 3),
-            "mb_per_cpu_s": round(size_mb / cpu, 1),
-        }
+    samples = decode(big)
+    figures = {engine: speed(big, engine, runs, width) for engine in engines}
+    decode(small)
+    small_figures = {engine: speed(small, engine, runs, width) for engine in engines}
     memory = {
         engine: {
             f"{p.stat().st_size / 1e6:.0f} MB": round(fresh_process(p, engine)["peak_rss_mb"], 1)
@@ -138,14 +144,16 @@ def measure_layout(layout: str, engines: list[str], runs: int) -> dict[str, obje
     }
     best = figures[engines[0]]
     return {
-        "file_mb": round(size_mb, 1),
+        "file_mb": round(big.stat().st_size / 1e6, 1),
         "small_file_mb": round(small.stat().st_size / 1e6, 1),
         "samples": samples,
+        "small_samples": SAMPLES_1GB[layout] // 10,
         "columns": width,
         "cells": samples * width,
         "engine": engines[0],
         **best,
         "engines": figures,
+        "small_engines": small_figures,
         "peak_rss_mb": memory[engines[0]],
         "peak_rss_mb_by_engine": memory,
     }
@@ -172,6 +180,12 @@ def main(runs: int = RUNS) -> dict[str, object]:
     }
     for layout, figures in layouts.items():
         size_mb, samples, width = figures["file_mb"], figures["samples"], figures["columns"]
+        for engine, f in figures["small_engines"].items():  # type: ignore[attr-defined]
+            print(
+                f"{layout}: decode {figures['small_file_mb']:.0f} MB ({figures['small_samples']} samples), "
+                f"{engine} engine: median {f['median_s']:.2f} s = {f['mb_per_s']:.0f} MB/s wall, "
+                f"{f['mcells_per_s']:.0f} Mcells/s, {f['mb_per_cpu_s']:.0f} MB/s of CPU time"
+            )
         for engine, f in figures["engines"].items():  # type: ignore[attr-defined]
             print(
                 f"{layout}: decode {size_mb:.0f} MB ({samples} samples x {width} counters), {engine} engine: "

@@ -263,29 +263,30 @@ def _blg_scaling(points: list[dict[str, Any]]) -> str:
     )
 
 
+def _blg_row(layout: str, file_mb: float, samples: int, engine: str, f: Mapping[str, Any]) -> list[str]:
+    cells = f["mcells_per_s"] if "mcells_per_s" in f else samples * 13_441 / f["median_s"] / 1e6
+    return [
+        _LAYOUT_NAMES[layout],
+        f"{_n(file_mb, 0)} MB, {samples:,} samples",
+        _ENGINE_NAMES.get(engine, engine),
+        _s(f["median_s"]),
+        f"{_n(f['mb_per_s'], 0)} MB/s",
+        _n(cells, 1),
+        f"{_n(f['mb_per_cpu_s'], 0)} MB/s",
+        ", ".join(f"{t:.2f}" for t in f["runs_s"]),
+    ]
+
+
 def blg(r: Results) -> str:
     b = r["benchmarks.blg_decode"]
     layouts = {"vista": b} | ({"raw": b["raw_layout"]} if "raw_layout" in b else {})
     rows = []
     for layout, figures in layouts.items():
-        for engine, f in figures["engines"].items():
-            cells = (
-                f"{_n(f['mcells_per_s'], 1)}"
-                if "mcells_per_s" in f
-                else _n(figures["samples"] * 13_441 / f["median_s"] / 1e6, 1)
-            )
-            rows.append(
-                [
-                    _LAYOUT_NAMES[layout],
-                    f"{_n(figures['file_mb'], 0)} MB, {figures['samples']:,} samples",
-                    _ENGINE_NAMES.get(engine, engine),
-                    _s(f["median_s"]),
-                    f"{_n(f['mb_per_s'], 0)} MB/s",
-                    cells,
-                    f"{_n(f['mb_per_cpu_s'], 0)} MB/s",
-                    ", ".join(f"{t:.2f}" for t in f["runs_s"]),
-                ]
-            )
+        sizes = [(figures["file_mb"], figures["samples"], figures["engines"])]
+        if "small_engines" in figures:
+            sizes.append((figures["small_file_mb"], figures["small_samples"], figures["small_engines"]))
+        for file_mb, samples, engines in sizes:
+            rows += [_blg_row(layout, file_mb, samples, engine, f) for engine, f in engines.items()]
     out = (
         f"{b.get('columns', 13_441):,} counters a sample in both layouts; median of "
         f"{len(b['engines'][b['engine']]['runs_s'])} runs on one core"
