@@ -591,6 +591,9 @@ def _sample_members(folder: str = "3650-4") -> list[tuple[str, bytes]]:
     return [(f"{folder}/{p.name}", p.read_bytes()) for p in sorted((ROOT / "samples" / folder).iterdir())]
 
 
+_ZIP_TIME = (2011, 3, 11, 13, 27, 46)
+
+
 def _zip(members: list[tuple[str, bytes]], method: int = 8) -> bytes:
     import io
     import warnings
@@ -600,7 +603,11 @@ def _zip(members: list[tuple[str, bytes]], method: int = 8) -> bytes:
     with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w", compression=method) as archive:
         warnings.simplefilter("ignore")  # "Duplicate name": wanted here
         for name, body in members:
-            archive.writestr(name, body)
+            # A fixed time stamp (writestr of a name stamps the current time, so two calls a second
+            # apart built different bytes); the attributes writestr gives a name.
+            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            info.external_attr = (0o40775 << 16) | 0x10 if name.endswith("/") else 0o600 << 16
+            archive.writestr(info, body, compress_type=method)
     return buffer.getvalue()
 
 
