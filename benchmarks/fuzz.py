@@ -64,6 +64,7 @@ class Format:
     filename: str  # the name the input is written under (readers look at names too)
     markup: bool  # XML/HTML: nesting and entity mutations apply
     tokens: tuple[str, ...]  # strings the mutator splices in
+    binary: bool = False  # tokens are bytes (each character one byte, Latin-1), not UTF-8 text
 
 
 FORMATS: dict[str, Format] = {
@@ -92,7 +93,24 @@ FORMATS: dict[str, Format] = {
             "blg",
             "Performance_2011_3_11_13_27_46.blg",
             False,
-            ("\x00\x00\x00\x00", "\xff\xff\xff\xff", "\x01\x00\x00\x00", "PDH", "\x00\x00\x01\x00"),
+            (
+                "\x00\x00\x00\x00",
+                "\xff\xff\xff\xff",
+                "\x01\x00\x00\x00",
+                "PDH",
+                "\x00\x00\x01\x00",
+                "BL\x03\x00",  # sample record, then its sub-records: raw counter, wildcard, PERF_DATA_BLOCK
+                "BL\x03\x01",
+                "BL\x03\x02",
+                "BL\x03\x05",
+                "\xd0\x07\x00\x80",  # PDH_CSTATUS_NO_MACHINE
+                "\xb8\x0b\x00\xc0",  # PDH_CSTATUS_NO_OBJECT
+                "\x00\x00\x00\x00\x00\x00\x00\x80",  # int64 minimum
+                "\xff\xff\xff\xff\xff\xff\xff\x7f",  # int64 maximum
+                "*\x00\x00\x00",  # a wildcard instance, UTF-16
+                "\xff\x06\x00\x00\x08\x00\x02\x00",  # record 32's first two DWORDs
+            ),
+            binary=True,
         ),
         Format(
             "html",
@@ -340,6 +358,150 @@ def _blg_seeds() -> list[bytes]:
                 log_guid=uuid.UUID(int=0x5EED + pointer),
             )
             seeds.append(path.read_bytes())
+    return seeds + _blg_raw_seeds()
+
+
+def _blg_raw_seeds() -> list[bytes]:
+    """Logs of the raw-counter layout (``esrp_synth/blg_raw_writer.py``), small buffers so records
+    are cut into fragments that cross buffers:
+
+    * a 64-bit writer (Windows 10 buffers): wildcard entries (instances ``Instance2`` twice, one
+      vanishing, an empty array), single counters of every cooking family (rate, average timer,
+      precision and inverse 100 ns timers, raw fraction, raw count, elapsed time, multi-timer, the
+      uncooked MULTI_TIMER_INV), a parent instance with an index; failed collections (a single
+      counter's CStatus, a wildcard's group CStatus);
+    * a 32-bit writer (Vista buffers, as the Server 2003 log): three machines with their own
+      clocks and sub-record stamps, PDH_CSTATUS_NO_MACHINE for two of them in one sample, entries
+      with 8 spare bytes, a wildcard array in the 64-bit item form.
+    """
+    import uuid
+    from datetime import datetime, timedelta
+
+    from esrp_synth import blg_raw_writer as rw
+    from esrp_synth import blg_writer as w
+
+    def counter(path: str, kind: int, **fields: Any) -> rw.RawCounter:
+        return rw.RawCounter.from_path(path, kind, **fields)
+
+    start = datetime(2011, 3, 11, 13, 27, 46)
+    second = 10_000_000
+    utc0 = rw.filetime(start) + 300 * 60 * second
+    seeds = []
+
+    # A 64-bit writer, one machine.
+    counters = [
+        counter(
+            "\\\\EMAIL5\\MSExchange Database ==> Instances(*)\\I/O Database Reads/sec", w.PERF_COUNTER_COUNTER
+        ),
+        counter(
+            "\\\\EMAIL5\\MSExchange Database ==> Instances(*)\\I/O Database Reads Average Latency",
+            w.PERF_AVERAGE_TIMER,
+        ),
+        counter("\\\\EMAIL5\\LogicalDisk(*)\\% Disk Time", w.PERF_PRECISION_100NS_TIMER),
+        counter("\\\\EMAIL5\\Processor(_Total)\\% Processor Time", w.PERF_100NSEC_TIMER_INV),
+        counter("\\\\EMAIL5\\Memory\\% Committed Bytes In Use", w.PERF_RAW_FRACTION),
+        counter("\\\\EMAIL5\\Memory\\Available MBytes", w.PERF_COUNTER_RAWCOUNT, scale=-1),
+        counter("\\\\EMAIL5\\Process(store)\\Elapsed Time", w.PERF_ELAPSED_TIME),
+        counter("\\\\EMAIL5\\Thread(store/12#3)\\% Processor Time", w.PERF_100NSEC_TIMER),
+        counter("\\\\EMAIL5\\Processor(_Total)\\% Busy Time", w.PERF_100NSEC_MULTI_TIMER),
+        counter("\\\\EMAIL5\\Processor(_Total)\\% Idle Time", w.PERF_100NSEC_MULTI_TIMER_INV),
+    ]
+    samples = []
+    for k in range(5):
+        clock = rw.Clock(
+            perf_time=10_000_000_000 + k * 150_000_000 + 7 * k, time_100ns=utc0 + k * 15 * second + 3
+        )
+        instances = ["Instance1", "Instance2", "Instance2"] if k != 3 else ["Instance1", "Instance2"]
+        disks = [] if k == 2 else ["C:", "D:"]
+        values = rw.sample_values(
+            counters,
+            clock,
+            [
+                [(name, 1000 * k + 37 * j) for j, name in enumerate(instances)],
+                [(name, 200_000 * k + j) for j, name in enumerate(instances)],
+                [(name, 40_000_000 * k + j) for j, name in enumerate(disks)],
+                100_000_000 * k,
+                60 + k,
+                4096 - k,
+                utc0 - 3600 * second,
+                9_000_000 * k,
+                250_000_000 * k,
+                20_000_000 * k,
+            ],
+            [
+                None,
+                [(name, 10 * k + j + 1) for j, name in enumerate(instances)],
+                None,
+                None,
+                100,
+                None,
+                None,
+                None,
+                2,
+                2,
+            ],
+        )
+        if k == 1:  # the processor counter not collected (a failed single counter)
+            values[3] = rw.RawValue.failed(rw.PDH_CSTATUS_NO_INSTANCE)
+        if k == 4:  # the disks' wildcard failed as a whole (group status)
+            values[2] = rw.RawArray(values[2].items, rw.PDH_CSTATUS_NO_OBJECT)  # type: ignore[union-attr]
+        samples.append(rw.RawSample(values, start + timedelta(seconds=15 * k)))
+    header = rw.LogHeader(
+        time_zone=rw.fixed_time_zone(-300, "Eastern Standard Time"), log_guid=uuid.UUID(int=0x5EED)
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "seed.blg"
+        rw.write_raw_blg(path, counters, samples, header=header, buffer_size=4096, fragment_data=900)
+        seeds.append(path.read_bytes())
+
+    # A 32-bit writer, three machines sampled on their own clocks, two of them offline once.
+    machines = ("S1", "S2", "S3")
+    counters = [
+        counter(f"\\\\{m}\\Processor(_Total)\\% Processor Time", w.PERF_100NSEC_TIMER_INV) for m in machines
+    ]
+    counters.append(
+        counter("\\\\S1\\Network Interface(*)\\Bytes Total/sec", w.PERF_COUNTER_BULK_COUNT, scale=-4)
+    )
+    samples = []
+    for k in range(4):
+        clocks = [
+            rw.Clock(
+                perf_time=3_579_545 * (600 * k + 90 * j),
+                time_100ns=utc0 - 120 * 60 * second + (600 * k + 90 * j) * second + 1234,  # UTC-3 h
+                stamp=rw.filetime(start) + (600 * k + 90 * j) * second,
+            )
+            for j in range(len(machines))
+        ]
+        clocks.append(clocks[0])
+        values = rw.sample_values(
+            counters,
+            clocks,
+            [5_000_000_000 * k + j for j in range(len(machines))] + [[("nic a", 1000 * k), ("nic b", 5 * k)]],
+        )
+        if k == 2:
+            values[0] = rw.RawValue.failed(rw.PDH_CSTATUS_NO_MACHINE, clocks[0].stamp)
+            values[1] = rw.RawValue.failed(rw.PDH_CSTATUS_NO_MACHINE, clocks[0].stamp)
+        samples.append(rw.RawSample(values))
+    header = rw.LogHeader(
+        perf_freq=3_579_545,
+        time_zone=rw.fixed_time_zone(-180, "SA Eastern Standard Time"),
+        os_version=(5, 2, 1, 2),
+        os_build=3790,
+        log_guid=uuid.UUID(int=0x5EED + 32),
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "seed.blg"
+        rw.write_raw_blg(
+            path,
+            counters,
+            samples,
+            header=header,
+            pointer_size=4,
+            buffer_size=2048,
+            fragment_data=300,
+            entry_slack=8,
+        )
+        seeds.append(path.read_bytes())
     return seeds
 
 
@@ -429,6 +591,9 @@ def _sample_members(folder: str = "3650-4") -> list[tuple[str, bytes]]:
     return [(f"{folder}/{p.name}", p.read_bytes()) for p in sorted((ROOT / "samples" / folder).iterdir())]
 
 
+_ZIP_TIME = (2011, 3, 11, 13, 27, 46)
+
+
 def _zip(members: list[tuple[str, bytes]], method: int = 8) -> bytes:
     import io
     import warnings
@@ -438,7 +603,11 @@ def _zip(members: list[tuple[str, bytes]], method: int = 8) -> bytes:
     with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w", compression=method) as archive:
         warnings.simplefilter("ignore")  # "Duplicate name": wanted here
         for name, body in members:
-            archive.writestr(name, body)
+            # A fixed time stamp (writestr of a name stamps the current time, so two calls a second
+            # apart built different bytes); the attributes writestr gives a name.
+            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            info.external_attr = (0o40775 << 16) | 0x10 if name.endswith("/") else 0o600 << 16
+            archive.writestr(info, body, compress_type=method)
     return buffer.getvalue()
 
 
@@ -600,6 +769,8 @@ _VALUE = re.compile(rb'(?<==")[^"<>]{0,200}(?=")|(?<=>)[^<>]{1,200}(?=</)')
 def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[bytes]) -> bytes:
     if fmt.name == "archive" and rng.random() < 0.35:
         return _zip_structure(rng)
+    if fmt.binary and rng.random() < 0.5:
+        return _binary_field(data, rng)
     size = len(data)
     if fmt.markup and rng.random() < 0.5:
         kind = rng.choice(_GENTLE)
@@ -607,7 +778,7 @@ def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[byte
         kind = rng.randrange(16 if fmt.markup else 14)
     if size == 0 or kind == 0:  # insert a format token or random bytes
         token = (
-            rng.choice(fmt.tokens).encode("utf-8")
+            rng.choice(fmt.tokens).encode("latin-1" if fmt.binary else "utf-8")
             if rng.random() < 0.7
             else bytes(rng.randrange(256) for _ in range(rng.randrange(1, 9)))
         )
@@ -690,6 +861,63 @@ def _mutate_once(data: bytes, fmt: Format, rng: random.Random, others: list[byte
         )
     )
     return data[: found.start()] + new + data[found.end() :]
+
+
+# Where the fields of a .blg's records sit: sample sub-records ("BL 03 xx"), the counter list
+# (record 32's first two DWORDs), a PERF_DATA_BLOCK's signature (UTF-16 "PERF").
+_BINARY_MARKS = (b"BL\x03", b"\xff\x06\x00\x00\x08\x00\x02\x00", "PERF".encode("utf-16-le"))
+_FIELD_VALUES = (
+    0,
+    1,
+    2,
+    7,
+    8,
+    24,
+    48,
+    0xFF,
+    0x7FFF,
+    0xFFFF,
+    0x7FFFFFFF,
+    0x80000000,
+    0xFFFFFFFF,
+    0x800007D0,  # PDH_CSTATUS_NO_MACHINE
+    0xC0000BB9,  # PDH_CSTATUS_NO_COUNTER
+    0x10410400,  # counter types: PERF_COUNTER_COUNTER,
+    0x40030402,  # PERF_AVERAGE_BASE,
+    0x22510500,  # PERF_100NSEC_MULTI_TIMER,
+    0x30240500,  # PERF_ELAPSED_TIME,
+    0x00000B00,  # PERF_COUNTER_TEXT
+    2**63 - 1,
+    2**63,
+    2**64 - 1,
+)
+
+
+def _binary_field(data: bytes, rng: random.Random) -> bytes:
+    """One field of a binary input overwritten in place, so every buffer and event stays where it
+    was (insertions and deletions shift the whole file, and a .blg reader then sees only broken
+    buffers): a DWORD (or a WORD or QWORD) near a record mark (lengths, counts, offsets, statuses,
+    counter types, time bases), or anywhere, set to an odd value, moved by a few, or made random."""
+    if len(data) < 8:
+        return data
+    marks = [m.start() for mark in _BINARY_MARKS for m in re.finditer(re.escape(mark), data)]
+    if marks and rng.random() < 0.8:
+        at = rng.choice(marks) + 4 * rng.randrange(40)
+    else:
+        at = rng.randrange(len(data)) & ~3
+    width = rng.choice((4, 4, 4, 8, 2))
+    if at + width > len(data):
+        return data
+    current = int.from_bytes(data[at : at + width], "little")
+    choice = rng.randrange(3)
+    if choice == 0:
+        value = rng.choice(_FIELD_VALUES)
+    elif choice == 1:
+        value = current + rng.choice((-24, -8, -2, -1, 1, 2, 8, 24))
+    else:
+        value = rng.getrandbits(8 * width)
+    value &= (1 << (8 * width)) - 1
+    return data[:at] + value.to_bytes(width, "little") + data[at + width :]
 
 
 def _patch_headers(data: bytes, local_at: int, central_at: int, value: int, width: int) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -243,4 +244,147 @@ def generate_jetstress_blg(
                 first,
                 base,
             )
+    return path
+
+
+# --- the same counters in the raw-counter layout ("BL 03 01" / "BL 03 02" samples) ------------------
+
+# How each counter type's raw values move in one interval: (kind, low, high); ``ticks`` and
+# ``freq`` are the interval in 100 ns ticks and the performance-counter frequency.
+#   count: FirstValue grows by a uniform draw in [low, high) (rates, byte counts, busy times)
+#   average: the base grows by 1-1,499 operations, FirstValue by operations x [low, high)
+#   fraction: a fixed base of 1,000,000, FirstValue a share [low, high) of it
+#   level: FirstValue redrawn in [low, high) (raw counts)
+_COUNT, _AVERAGE, _FRACTION, _LEVEL = 0, 1, 2, 3
+
+
+def _raw_model(code: int, ticks: int, freq: int) -> tuple[int, float, float]:
+    from esrp_synth import blg_writer as bw
+
+    models = {
+        bw.PERF_COUNTER_COUNTER: (_COUNT, 0, 5_000),  # up to ~330 IO/s
+        bw.PERF_COUNTER_BULK_COUNT: (_COUNT, 0, 5e7),  # up to ~3 MB/s
+        bw.PERF_AVERAGE_BULK: (_AVERAGE, 8_192, 262_144),  # 8-256 KB per IO
+        bw.PERF_AVERAGE_TIMER: (_AVERAGE, 0.001 * freq, 0.02 * freq),  # 1-20 ms per transfer
+        bw.PERF_RAW_FRACTION: (_FRACTION, 0.5, 1.0),
+        bw.PERF_100NSEC_TIMER: (_COUNT, 0, ticks),  # busy within the interval
+        bw.PERF_100NSEC_TIMER_INV: (_COUNT, 0, ticks),
+        bw.PERF_PRECISION_100NS_TIMER: (_COUNT, 0, ticks),
+        bw.PERF_COUNTER_100NS_QUEUELEN_TYPE: (_COUNT, 0, 4 * ticks),  # queue length up to 4
+        bw.PERF_COUNTER_RAWCOUNT: (_LEVEL, 0, 100_000),
+        bw.PERF_COUNTER_LARGE_RAWCOUNT: (_LEVEL, 0, 100_000),
+    }
+    if code not in models:
+        raise ValueError(f"no raw-value model for counter type {code:#010x}")
+    kind, low, high = models[code]
+    return kind, float(low), float(high)
+
+
+def jetstress_raw_counters(instances: int = 20, counters: int = 450, machine: str = "MBX01") -> list[Any]:
+    """The counters of :func:`jetstress_blg_objects` as a data collector asks for them in the
+    raw-counter layout: one wildcard entry per counter of an object with instances
+    (``MSExchange Database ==> Instances(*)\\...``, ``LogicalDisk(*)\\...``, ``PhysicalDisk(*)\\...``,
+    ``Processor(*)\\...``), one single entry per counter of an object without (``Memory\\...``).
+    Same types; record 32 gives each its time base (the writer's defaults: PerfFreq, 10 MHz for
+    100 ns types)."""
+    from esrp_synth.blg_raw_writer import RawCounter
+
+    objects: list[Any] = jetstress_blg_objects(instances, counters)
+    return [
+        RawCounter(machine, obj.name, counter.name, counter.counter_type, "*" if obj.instances else None)
+        for obj in objects
+        for counter in obj.counters
+    ]
+
+
+def generate_jetstress_raw_blg(
+    path: Path,
+    *,
+    samples: int = 5_760,
+    interval: float = 15,
+    instances: int = 20,
+    counters: int = 450,
+    seed: int = 0,
+    start: datetime = datetime(2026, 5, 4, 8, 0, 0),
+    utc_offset_minutes: int = -240,
+    pointer_size: int = 8,
+) -> Path:
+    """The log of :func:`generate_jetstress_blg` in the raw-counter layout: the same counters and
+    instances (:func:`jetstress_raw_counters`), start, interval and time zone, written by
+    ``esrp_synth.blg_raw_writer`` (64-bit writer: Windows 10 buffers of 64 KB, records cut into
+    8,000-byte fragments).
+
+    Values are deterministic (``seed``): counts, byte and time sums and their bases grow by
+    plausible steps, levels are redrawn (``_raw_model``). SecondValue and MultiCount are filled
+    per counter type by the writer's ``sample_values``: performance-counter ticks for rates, the
+    UTC FILETIME for 100 ns types, the base for averages and fractions, 0 for raw counts. The
+    clocks carry sub-millisecond jitter; a sample's stamp is its UTC clock truncated to the
+    millisecond, in local time (as PowerShell's writer stamps them).
+
+    A value costs 24 bytes plus its instance name in a ``BL 03 02`` array (about 13 in a
+    PERF_DATA_BLOCK), so one sample of these 13,441 values is about 970 KB: 24 hours at 15 s
+    make 5.6 GB, and 1 GB holds about 1,030 samples (4.3 hours)."""
+    from esrp_synth import blg_raw_writer as rw
+
+    entries = jetstress_raw_counters(instances, counters)
+    objects: list[Any] = jetstress_blg_objects(instances, counters)
+    instance_names = {o.name: o.instances for o in objects}
+    shapes: list[tuple[str, ...] | None] = [instance_names[e.object] if e.wildcard else None for e in entries]
+    widths = [len(s) if s else 1 for s in shapes]
+    bounds = np.concatenate([[0], np.cumsum(widths)]).tolist()
+    ticks = round(interval * 10_000_000)
+    perf_freq = 10_000_000
+    models = np.array(
+        [
+            _raw_model(e.counter_type, ticks, perf_freq)
+            for e, w in zip(entries, widths, strict=True)
+            for _ in range(w)
+        ]
+    )
+    kind, low, high = models[:, 0].astype(np.int64), models[:, 1], models[:, 2]
+    cells = len(kind)
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, 1_000_000, size=cells)
+    base = np.where(kind == _FRACTION, 1_000_000, rng.integers(1, 1_000, size=cells))
+    with_base = [kind[a] in (_AVERAGE, _FRACTION) for a in bounds[:-1]]
+    header = rw.LogHeader(
+        perf_freq=perf_freq,
+        time_zone=rw.fixed_time_zone(utc_offset_minutes, "Eastern Daylight Time"),
+        processors=2,
+        log_file_name="C:\\PerfLogs\\Admin\\Jetstress\\DataCollector01.blg",
+    )
+    local0 = rw.filetime(start)
+    utc0 = local0 - utc_offset_minutes * 600_000_000
+    with (
+        path.open("wb") as stream,
+        rw.RawBlgWriter(stream, entries, header=header, pointer_size=pointer_size) as writer,
+    ):
+        for k in range(samples):
+            draw = low + (high - low) * rng.random(cells)
+            operations = rng.integers(1, 1_500, size=cells)
+            average = kind == _AVERAGE
+            base = np.where(average, base + operations, base)
+            first = np.select(
+                [kind == _COUNT, average, kind == _FRACTION],
+                [first + draw.astype(np.int64), first + (draw * operations).astype(np.int64), (draw * base)],
+                draw,
+            ).astype(np.int64)
+            jitter = rng.integers(0, 10_000, size=2)
+            utc = utc0 + k * ticks + int(jitter[0])
+            clock = rw.Clock(
+                perf_time=10**10 + k * round(interval * perf_freq) + int(jitter[1]), time_100ns=utc
+            )
+            first_values, base_values = first.tolist(), base.tolist()
+            firsts: list[int | list[tuple[str, int]]] = []
+            bases: list[int | list[tuple[str, int]] | None] = []
+            for i, shape in enumerate(shapes):
+                a, b = bounds[i], bounds[i + 1]
+                if shape is None:
+                    firsts.append(first_values[a])
+                    bases.append(base_values[a] if with_base[i] else None)
+                else:
+                    firsts.append(list(zip(shape, first_values[a:b], strict=True)))
+                    bases.append(list(zip(shape, base_values[a:b], strict=True)) if with_base[i] else None)
+            local = utc // 10_000 * 10_000 + utc_offset_minutes * 600_000_000
+            writer.add_sample(rw.sample_values(entries, clock, firsts, bases), local)
     return path

@@ -2,6 +2,7 @@
 
     python -m benchmarks.run                          # all of them, then the page
     python -m benchmarks.run --only csv_ingest blg_decode   # some; the others' figures are kept
+    python -m benchmarks.run --only scaling --series blg    # some series of the scaling benchmark
     python -m benchmarks.run --page                   # only rewrite the page from results.json
 
 Each benchmark module exposes `main() -> dict` and prints its own figures; this runner writes
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import page
+from benchmarks.scaling import SERIES
 
 BENCHMARKS = (
     "csv_ingest",
@@ -63,7 +65,9 @@ def describe_machine() -> dict[str, object]:
     }
 
 
-def main(only: tuple[str, ...] = BENCHMARKS) -> None:
+def main(only: tuple[str, ...] = BENCHMARKS, series: tuple[str, ...] | None = None) -> None:
+    """Run ``only`` these benchmarks; ``series`` limits the scaling benchmark to some of its series
+    (the other series' figures are kept)."""
     out = page.RESULTS
     results: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
     started = time.perf_counter()
@@ -71,13 +75,19 @@ def main(only: tuple[str, ...] = BENCHMARKS) -> None:
     for name in only:
         module = importlib.import_module(f"benchmarks.{name}")
         print(f"== benchmarks.{name}", flush=True)
-        results[f"benchmarks.{name}"] = module.main()
+        if name == "scaling" and series:
+            results[f"benchmarks.{name}"] = results.get(f"benchmarks.{name}", {}) | module.main(series)
+        else:
+            results[f"benchmarks.{name}"] = module.main()
     run |= {"load_after": round(os.getloadavg()[0], 2), "total_s": round(time.perf_counter() - started)}
-    if set(only) == set(BENCHMARKS):
+    if set(only) == set(BENCHMARKS) and not series:
         results["machine"] = run
         results["reruns"] = []
     else:  # the full run's record stays; the page lists what was measured again, and when
-        results.setdefault("reruns", []).append(run | {"only": list(only)})
+        named = [
+            f"{name} ({', '.join(series)} series)" if name == "scaling" and series else name for name in only
+        ]
+        results.setdefault("reruns", []).append(run | {"only": named})
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out}")
     page.main()
@@ -86,9 +96,12 @@ def main(only: tuple[str, ...] = BENCHMARKS) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    parser.add_argument(
+        "--series", nargs="+", choices=SERIES, help="with --only scaling: run only these of its series"
+    )
     parser.add_argument("--page", action="store_true", help="only rewrite the page from results.json")
     args = parser.parse_args()
     if args.page:
         page.main()
     else:
-        main(tuple(args.only or BENCHMARKS))
+        main(tuple(args.only or BENCHMARKS), tuple(args.series) if args.series else None)

@@ -9,8 +9,10 @@ busy moment of a shared machine falls on both:
 
 - csv: reading a perfmon CSV of 24 h x 1, 2, 4, 8 (5,760 to 46,080 samples x 450 counters) into
   the model, against Polars' explicit-schema read and pandas' ``read_csv`` of the same file;
-- blg: decoding a Jetstress-shaped ``.blg`` of 720 x 1, 2, 4, 8 samples (13,441 counters; 130 MB
-  to 1 GB), every value cooked, against reading the same file's bytes (the floor any decoder pays);
+- blg: decoding a Jetstress-shaped ``.blg`` (13,441 counters), every value cooked, against
+  reading the same file's bytes (the floor any decoder pays), in both sample layouts: Vista
+  (PERF_DATA_BLOCKs) of 720 x 1, 2, 4, 8 samples (130 MB to 1 GB) and raw-counter (PDH raw
+  values, wildcard arrays) of 128 x 1, 2, 4, 8 samples (122 MB to 973 MB);
 - build: ``esrp-report build --format html,pdf`` of solutions of 1, 10, 40 and 100 servers with
   the performance test's counter log only (the VMAX sample's evidence), and of 1, 10 and 40
   servers with a 24-hour stress counter log per server as well (60 MB each), against ``esrp-report
@@ -47,7 +49,7 @@ DATA = Path(__file__).resolve().parent / "data" / "scaling"
 VERSION = ".generated-v1"  # bump when the generators change
 SERIES = ("csv", "blg", "build")
 FACTORS = (1, 2, 4, 8)
-BLG_BASE_SAMPLES = 720
+BLG_BASE_SAMPLES = {"vista": 720, "raw": 128}  # x FACTORS; the 8x logs are blg_decode's 1 GB ones
 SERVERS = {"performance": (1, 10, 40, 100), "stress24h": (1, 10, 40)}
 ONE_SERVER = "EMAIL5"  # the server whose reports are transcribed from the published appendix
 _TEXT_SUFFIXES = {".html", ".xml", ".csv"}
@@ -126,10 +128,10 @@ def read_bytes(path: Path) -> int:
     return total
 
 
-def blg_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, object]:
+def blg_points(layout: str, factors: tuple[int, ...], runs: int) -> list[dict[str, Any]]:
     points = []
     for factor in factors:
-        path = blg_decode.log_file(BLG_BASE_SAMPLES * factor)
+        path = blg_decode.log_file(BLG_BASE_SAMPLES[layout] * factor, layout)
         samples = blg_decode.decode(path)  # warm-up: the file in the page cache
         cases: dict[str, Callable[[], object]] = {
             "decode": lambda p=path: blg_decode.decode(p),
@@ -141,11 +143,21 @@ def blg_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, o
         point["decode_over_read"] = medians["decode"] / medians["read"]
         points.append(point)
         print(
-            f"blg {factor}x ({samples} samples, {mb:.0f} MB): decode {mb / medians['decode']:.0f} MB/s, "
-            f"read {mb / medians['read']:.0f} MB/s"
+            f"blg {layout} {factor}x ({samples} samples, {mb:.0f} MB): "
+            f"decode {mb / medians['decode']:.0f} MB/s, read {mb / medians['read']:.0f} MB/s"
         )
     _growth(points, "factor", lambda p: p["median_s"]["decode"])
-    return {"runs": runs, "engine": "native" if native_engine_built() else "numpy", "points": points}
+    return points
+
+
+def blg_series(factors: tuple[int, ...] = FACTORS, runs: int = 5) -> dict[str, object]:
+    """``points``: the Vista layout's sizes; ``raw_points``: the raw-counter layout's."""
+    return {
+        "runs": runs,
+        "engine": "native" if native_engine_built() else "numpy",
+        "points": blg_points("vista", factors, runs),
+        "raw_points": blg_points("raw", factors, runs),
+    }
 
 
 # --- builds of 1 to 100 servers -------------------------------------------------------------------
