@@ -168,6 +168,8 @@ def _convert_blg(
         local = [batch.stamps for batch in log.batches(counters=counters, values=False)]
         if log.samples_read == 0:
             raise blg.no_samples_error(log)
+        if not log.columns:
+            raise blg.no_columns_error(log, counters)
         columns = list(log.columns)
         offset = log.utc_offset_minutes
         zone = blg.zone_name(log.header, offset)

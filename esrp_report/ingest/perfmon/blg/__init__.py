@@ -27,7 +27,8 @@ The package, a module a line; each imports only modules above it:
 - ``window.py``: exact window averages: ``_Window``, fed each cooked run; :class:`WindowAverages`.
 - ``decoding.py``: runs of one layout stacked, gathered and cooked (NumPy or ``_blgcook``); :class:`BlgBatch`.
 - ``file.py``: :class:`BlgFile`, an open log: its records walked, its samples decoded batch by batch.
-- ``reading.py``: :func:`read_blg`, :func:`describe_blg`, :func:`window_report`, :func:`no_samples_error`.
+- ``reading.py``: :func:`read_blg`, :func:`describe_blg`, :func:`window_report`, the errors of an
+  unreadable log (:func:`no_samples_error`, :func:`no_columns_error`).
 - ``stream.py``: large logs as streamed counter logs, decoded again batch by batch.
 
 The cheap sniff (:func:`sniff_blg`) lives beside the package in ``perfmon/blg_signature.py``, so
@@ -46,6 +47,7 @@ from esrp_report.ingest.perfmon.blg.header import EXPECTED_FILE, BlgHeader, pars
 from esrp_report.ingest.perfmon.blg.raw_counters import PDH_STATUS_NAMES, PathEntry, parse_path_entries
 from esrp_report.ingest.perfmon.blg.reading import (
     describe_blg,
+    no_columns_error,
     no_samples_error,
     read_blg,
     window_averages,
@@ -74,6 +76,7 @@ __all__ = [
     "WindowAverages",
     "describe_blg",
     "native_engine_built",
+    "no_columns_error",
     "no_samples_error",
     "parse_log_header",
     "parse_path_entries",

@@ -49,16 +49,7 @@ def _collect(
     if blg.samples_read == 0:
         raise no_samples_error(blg)
     if not blg.columns:
-        raise CounterLogError(
-            blg.source,
-            f"{blg.samples_read} sample(s) read, but no counter column: "
-            + (
-                "the counter selection matches none of the log's counters"
-                if counters
-                else "no sample holds a counter value (wildcards that list no instance)"
-            ),
-            expected="at least one counter with a value",
-        )
+        raise no_columns_error(blg, counters)
     names = [_column_name(c) for c in blg.columns]
     offset = blg.utc_offset_minutes
     samples = _in_window(_frame(blocks, names, offset), begin, end, offset)
@@ -107,6 +98,21 @@ def no_samples_error(blg: BlgFile) -> CounterLogError | UnsupportedFormatError:
         + "".join(f"; {p.location}: {p.message}" for p in blg.problems[:3] if p.location),
         location=f"{blg.header.buffers_written} buffer(s) of {blg.header.buffer_size} bytes",
         expected="at least one complete sample record",
+    )
+
+
+def no_columns_error(blg: BlgFile, counters: Sequence[str] | None) -> CounterLogError:
+    """The error for a .blg whose samples were read but hold no counter column: the selection
+    matches none of the log's counters, or no sample lists a value (wildcards without instances)."""
+    return CounterLogError(
+        blg.source,
+        f"{blg.samples_read} sample(s) read, but no counter column: "
+        + (
+            "the counter selection matches none of the log's counters"
+            if counters
+            else "no sample holds a counter value (wildcards that list no instance)"
+        ),
+        expected="at least one counter with a value",
     )
 
 

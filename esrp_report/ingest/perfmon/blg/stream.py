@@ -21,6 +21,7 @@ from esrp_report.ingest.perfmon.blg.reading import (
     _column_name,
     _counters_frame,
     _frame,
+    no_columns_error,
     no_samples_error,
     read_blg,
 )
@@ -60,6 +61,8 @@ def open_blg(path: str | Path, *, batch_bytes: int | None = None) -> StreamedCou
             pass
         if log.samples_read == 0:
             raise no_samples_error(log)
+        if not log.columns:
+            raise no_columns_error(log, None)
         reader.names = [_column_name(c) for c in log.columns]
         return StreamedCounterLog(
             source=log.source,
