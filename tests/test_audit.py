@@ -24,6 +24,7 @@ from esrp_report.cli.main import app
 from esrp_report.ingest.documents.published import parse_document, read_document
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()
 RULES = load_rules(None)
 
@@ -287,3 +288,29 @@ def test_every_planted_digit_swap_in_a_summary_table_is_found(name: str) -> None
         if not new:
             missed.append((line, printed, swapped))
     assert not missed
+
+
+def test_a_document_whose_results_are_not_read_is_not_called_clean(tmp_path: Path) -> None:
+    """Our own NetApp document (reports only): its per-server tables and reports are not read
+    today, while two relations between configuration and backup figures are. Exit 2 with the
+    reason, never "0 errors" (issue 21, item 4)."""
+    out = tmp_path / "netapp"
+    built = CliRunner().invoke(
+        app, ["build", str(SAMPLES / "netapp.toml"), "-o", str(out), "--format", "html"]
+    )
+    assert built.exit_code in (0, 3), built.output  # INCOMPLETE: reports only, no counter logs
+    result = audit_document(out / "netapp.html")
+    assert result.checked >= 1 and result.results_read == [] and result.nothing_checked
+    audited = CliRunner().invoke(app, ["audit", str(out / "netapp.html")])
+    assert audited.exit_code == 2
+    assert "no ESRP results table read" in audited.output and "0 error(s)" not in audited.output
+    as_json = CliRunner().invoke(app, ["audit", str(out / "netapp.html"), "--json"])
+    assert as_json.exit_code == 2 and '"results_read": []' in as_json.output
+
+
+def test_the_count_line_names_the_results_read() -> None:
+    audited = CliRunner().invoke(app, ["audit", str(DATA / "netapp-001.txt")])
+    assert audited.exit_code == 0
+    assert "results read: Performance results of 1 server(s); 4 appendix report(s)" in " ".join(
+        audited.output.split()
+    )

@@ -65,6 +65,9 @@ class AuditResult:
     checked: int = 0  # relations evaluated
     lines_read: int = 0  # lines the document was reduced to
     recognised: list[str] = field(default_factory=list)  # what was found: "2 summary table(s)", ...
+    # The ESRP results read: figures of servers in per-server tables, appendix reports with I/O
+    # tables, trend tables. Without one, the document's results were not read, whatever else was.
+    results_read: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -72,12 +75,20 @@ class AuditResult:
 
     @property
     def nothing_checked(self) -> bool:
-        """No relation between the document's figures was evaluated: "0 errors" would be a verdict
-        given without reading anything (a junk file, a PDF of scans), so there is none."""
-        return self.checked == 0 and not self.errors
+        """No ESRP results table was read, or no relation between the document's figures was
+        evaluated: "0 errors" would be a verdict given without reading the results (a junk file,
+        a PDF of scans, a document whose result tables are in a layout not read), so there is none.
+        Errors found elsewhere (a configuration fact) are still reported, with exit status 1."""
+        return (self.checked == 0 or not self.results_read) and not self.errors
 
     def nothing_checked_message(self) -> str:
         """What was (not) found, for the exit-2 message of a document where nothing was checked."""
+        if self.checked and not self.results_read:
+            return (
+                f"no ESRP results table read in {self.source} (no per-server results, appendix I/O "
+                f"table or trend table): {self.checked} relation(s) between other figures "
+                f"({', '.join(self.recognised) or 'nothing else recognised'}) say nothing of the results"
+            )
         if not self.recognised:
             return (
                 f"no ESRP tables recognised in {self.source} ({self.lines_read:,} line(s) read as "
@@ -123,6 +134,7 @@ def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     result.recognised = _recognised(doc)
     auditor = _Auditor(doc, rules, result)
     auditor.run()
+    result.results_read = auditor.results_read()
     result.findings = _merged(result.findings)
     result.findings.sort(key=lambda f: ({ERROR: 0, WARNING: 1, NOTE: 2}[f.severity], f.line or 0))
     return result
@@ -230,6 +242,22 @@ class _Auditor:
         self.formulas()
         if not (servers or self.doc.trend_tables or self.doc.formulas or self.runs):
             self.add(NOTE, "read", "nothing checkable was found in this document")
+
+    def results_read(self) -> list[str]:
+        """The ESRP results this audit read (see AuditResult.results_read), counted."""
+        read = []
+        for test in (TestKind.PERFORMANCE, TestKind.STRESS):
+            servers = [
+                c for c in self._columns.get(test, []) if any(v is not None for v in c.values.values())
+            ]
+            if servers:
+                read.append(f"{test.value} results of {len(servers)} server(s)")
+        reports = [r for r in self.runs if r.tables]
+        if reports:
+            read.append(f"{len(reports)} appendix report(s) with I/O tables")
+        if self.doc.trend_tables:
+            read.append(f"{len(self.doc.trend_tables)} trend table(s)")
+        return read
 
     # -- per-server tables
 

@@ -293,7 +293,8 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
         return  # no count line: "0 error(s)" would read as a verdict; the caller says why instead
     console.print(
         f"[{style}]{counts['error']} error(s)[/], {counts['warning']} warning(s), {counts['note']} note(s) "
-        f"from {result.checked} relations checked ({result.format}{convention})"
+        f"from {result.checked} relations checked ({result.format}{convention}); results read: "
+        + ("; ".join(result.results_read) or "none")
     )
 
 

@@ -263,6 +263,7 @@ def audit_payload(result: AuditResult) -> dict[str, Any]:
         "esrp_version": result.esrp_version,
         "summary_convention": result.summary_convention,
         "relations_checked": result.checked,
+        "results_read": result.results_read,
         "counts": counts,
         "findings": [
             {**asdict(f), "relative_difference": finite(f.relative_difference)} for f in result.findings
