@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,25 @@ def test_reliability_statements_come_from_the_evidence(vmax: Document, netapp: D
     netapp_text = {s.text: s.status for s in netapp.reliability}
     assert netapp_text["No errors were reported for the database checksum."] == "pass"
     assert any("event logs" in t and status == "unknown" for t, status in netapp_text.items())
+
+
+@pytest.mark.parametrize("summary", ["transactional", "total"])
+def test_an_esrp_4_table_opens_with_the_transfers_of_its_own_reads_and_writes(summary: str) -> None:
+    """ESRP 4.0 prints "Database Disks Transfers/sec" = reads + writes of the same I/O table (seed
+    002: 433.496 = 317.776 + 115.72). The achieved transactional IOPS under that label made
+    Transfers < Reads in a total-convention document."""
+    manifest = read_manifest(SAMPLES / "netapp.toml")
+    manifest = dataclasses.replace(
+        manifest, convention_overrides={**manifest.convention_overrides, "summary": summary}
+    )
+    solution, labels = solution_from_manifest(manifest)
+    rules = load_rules(None)
+    document = build_document(manifest, assess(solution, rules), rules, labels)
+    (table,) = document.performance_tables
+    transfers, reads, writes = (
+        float(_row(table, label)[0])
+        for label in ("Database Disks Transfers", "Database Disks Reads", "Database Disks Writes")
+    )
+    assert transfers == pytest.approx(reads + writes, abs=0.011)  # two decimals each
+    assert transfers >= reads
+    assert table.rows[0].target == "N/A"

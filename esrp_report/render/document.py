@@ -45,6 +45,7 @@ class Convention:
     summary: str  # "transactional" | "total"
     thousands: bool
     labels: dict[str, str]
+    first_row: str = "achieved"  # "achieved" (transactional IOPS vs target) | "transfers" (reads + writes)
 
 
 def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Convention:
@@ -57,6 +58,8 @@ def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Conve
     data = dict(known[name]) | dict(overrides or {})
     if data["summary"] not in agg.CONVENTIONS:
         raise RulesError(f"unknown summary convention {data['summary']!r}; known: transactional, total")
+    if data.get("first_row", "achieved") not in ("achieved", "transfers"):
+        raise RulesError(f"unknown first_row {data['first_row']!r}; known: achieved, transfers")
     return Convention(name=name, **data)
 
 
@@ -248,8 +251,16 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
         for a, t in zip(achieved, targets, strict=True)
     ]
     io, lat = conv.io_decimals, conv.latency_decimals
+    # The first row is the achieved IOPS against the target, or (ESRP 4.0) the disks' transfers:
+    # the reads plus writes printed below it, in the same convention, never the achieved IOPS
+    # under a transfers label (which made Transfers < Reads in a total-convention table).
+    first = (
+        Row(lab["achieved"], "N/A", cells("transfers", io))
+        if conv.first_row == "transfers"
+        else Row(lab["achieved"], target_text, achieved_cells)
+    )
     return [
-        Row(lab["achieved"], target_text, achieved_cells),
+        first,
         Row(lab["reads"], "N/A", cells("reads", io)),
         Row(lab["writes"], "N/A", cells("writes", io)),
         Row(lab["read_latency"], _limit_text(read_limit), cells("read_latency_ms", lat, read_limit)),

@@ -38,6 +38,7 @@ CONVENTION_KEYS = {
     "servers_per_table": int,
     "summary": str,
     "thousands": bool,
+    "first_row": str,
 }
 TABLE_TITLES = {
     "hardware": "Storage hardware",
