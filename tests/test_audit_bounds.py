@@ -18,8 +18,9 @@ from benchmarks.audit_document import text_pdf
 from esrp_report.analysis.rules import load_rules
 from esrp_report.audit import audit
 from esrp_report.cli.main import app
-from esrp_report.ingest.documents import published
+from esrp_report.ingest.documents import cells, limits, lines, trends
 from esrp_report.ingest.documents.published import parse_document, read_document
+from esrp_report.model import DocLine
 from esrp_report.model.errors import InputError
 
 DATA = Path(__file__).parent / "data" / "published"
@@ -105,28 +106,28 @@ def test_a_file_without_newlines_is_one_prose_line_never_split_into_cells() -> N
     data = ("alpha 12.5 | Server 1 \t 1,234 = beta " * 60_000).encode()
     doc = parse_document(data, "one-line.txt")
     assert len(doc.lines) == 1
-    assert doc.lines[0].cells is None and len(doc.lines[0].text) <= published.MAX_ROW_CHARS
+    assert doc.lines[0].cells is None and len(doc.lines[0].text) <= limits.MAX_ROW_CHARS
     assert doc.lines[0].raw == data.decode()  # kept as it was: nothing is lost from the line's number
 
 
 def test_lines_are_cut_as_splitlines_cuts_them_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(published, "_CHUNK_CHARS", 7)  # many chunks, cut at every kind of newline
+    monkeypatch.setattr(lines, "_CHUNK_CHARS", 7)  # many chunks, cut at every kind of newline
     text = "a\r\nbb\rccc\n\nd\x0cé\u2028f\r\n" * 5 + "last"
-    assert list(published._text_lines(text)) == text.splitlines()
-    assert list(published._text_lines("")) == []
+    assert list(lines.text_lines(text)) == text.splitlines()
+    assert list(lines.text_lines("")) == []
 
 
 def test_cleaning_work_grows_linearly_with_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each line is cleaned once, and a clean line shares one string for raw and text: the work and
     # the strings held are proportional to the lines, however many copies of a document there are.
     calls = {"n": 0}
-    clean = published._clean
+    clean = cells.clean_line
 
-    def counting(line: published.DocLine) -> published.DocLine:
+    def counting(line: DocLine) -> DocLine:
         calls["n"] += 1
         return clean(line)
 
-    monkeypatch.setattr(published, "_clean", counting)
+    monkeypatch.setattr(lines, "clean_line", counting)
     one = (DATA / "netapp-001.txt").read_text(encoding="utf-8")
     sizes = []
     for copies in (1, 4):
@@ -142,11 +143,11 @@ def test_cleaning_work_grows_linearly_with_the_document(monkeypatch: pytest.Monk
 def test_a_long_run_of_digits_in_a_trend_cell_does_not_backtrack() -> None:
     # "[\d,]*\.?\d+\s*" could split a run of digits in every way and retry the unit after each:
     # cubic. Counted structurally: the cell pattern now has one way to read the digits.
-    cell = published._TREND_CELL
+    cell = trends._TREND_CELL
     assert cell.match("39% [360 IOPS]") and cell.match("40%[1,380.5MB]")
     assert cell.match("1% [" + "1" * 60 + "x") is None
     long_cell = "1% [" + "1" * 5000 + "x]"
-    assert len(long_cell) > published.MAX_TREND_CELL_CHARS  # not even tried (see trend_tables)
+    assert len(long_cell) > limits.MAX_TREND_CELL_CHARS  # not even tried (see trend_tables)
     doc = parse_document(f"Users\tA\tB\nrow\t{long_cell}\t{long_cell}\n".encode(), "t.txt")
     assert not doc.trend_tables
 
@@ -154,7 +155,7 @@ def test_a_long_run_of_digits_in_a_trend_cell_does_not_backtrack() -> None:
 def test_a_pdf_over_the_page_cap_is_refused_before_extraction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(published, "MAX_PDF_PAGES", 5)
+    monkeypatch.setattr(limits, "MAX_PDF_PAGES", 5)
     path = tmp_path / "many.pdf"
     path.write_bytes(text_pdf([["page"]] * 6))
     with pytest.raises(InputError, match=r"the PDF has 6 pages; at most 5 are read \(MAX_PDF_PAGES\)"):
@@ -164,7 +165,7 @@ def test_a_pdf_over_the_page_cap_is_refused_before_extraction(
 
 
 def test_a_pdf_over_the_text_cap_stops_extracting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(published, "MAX_PDF_TEXT_CHARS", 1000)
+    monkeypatch.setattr(limits, "MAX_PDF_TEXT_CHARS", 1000)
     path = tmp_path / "wordy.pdf"
     path.write_bytes(text_pdf([_junk_lines(20, seed=page) for page in range(10)]))
     with pytest.raises(InputError, match=r"passes 1,000 characters by page 1; no more is read"):

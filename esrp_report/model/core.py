@@ -672,7 +672,7 @@ class SummaryRow:
     """One metric row of a published summary table: a value per column (None where unreadable) and its
     target."""
 
-    key: str  # "achieved", "reads", "read_latency", ... (published.SUMMARY_METRICS)
+    key: str  # "achieved", "reads", "read_latency", ... (ingest/documents/vocabulary.py)
     label: str  # as printed
     line: int
     values: list[DocNumber | None]  # one per column of the table

@@ -1,0 +1,231 @@
+"""One appendix test report against itself: its achieved IOPS against its instances, the Total I/O
+table against the others, host counters Min <= Avg <= Max, its stated verdict against the rules,
+its test log. (Its backup rows and checksum statistics are ``backup.py``'s.)"""
+
+from __future__ import annotations
+
+from esrp_report import model as m
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.intervals import Iv
+from esrp_report.analysis.rules import RunEvidence, Status, evaluate_run, roll_up
+from esrp_report.audit.context import Context
+from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, decimals_of, summed_half
+from esrp_report.model import DocNumber, Run, TableKind, TestKind
+from esrp_report.model.findings import ERROR, WARNING
+
+
+def achieved_iops(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.achieved: Achieved Transactional I/O per Second = sum of reads + writes of the
+    instances."""
+    table = run.tables.get(TableKind.TRANSACTIONAL)
+    achieved = run.sizing.achieved_iops
+    if table is None or achieved is None or not table.rows:
+        return
+    figures = agg.figures_from_table(table)
+    if figures.transfers is None:
+        return
+    # The report reader keeps the value, not its text: the decimals are those of the shortest
+    # repr, which can only drop trailing zeros — a wider interval, never a narrower one.
+    decimals = decimals_of(achieved)
+    printed = DocNumber(achieved, decimals, f"{achieved:.{decimals}f}")
+    ctx.relation(
+        "appendix.achieved",
+        printed,
+        Iv.of(figures.transfers, summed_half(2 * figures.instances)),
+        what=f"{run.machine} {run.kind.value}: Achieved Transactional I/O per Second",
+        derivation=f"sum of reads/sec + writes/sec over the {figures.instances} instances",
+        section=f"Appendix: {report.title}",
+        table="Database sizing and throughput",
+        line=report.first_line,
+    )
+
+
+def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.total_table: Total I/O = transactional + maintenance reads; its other columns equal
+    the Transactional and Log Replication tables'."""
+    total = run.tables.get(TableKind.TOTAL)
+    trans = run.tables.get(TableKind.TRANSACTIONAL)
+    if total is None or trans is None:
+        return
+    bdm = (
+        {r.instance: r.values for r in run.tables[TableKind.BACKGROUND_MAINTENANCE].rows}
+        if TableKind.BACKGROUND_MAINTENANCE in run.tables
+        else {}
+    )
+    repl = (
+        {r.instance: r.values for r in run.tables[TableKind.LOG_REPLICATION].rows}
+        if TableKind.LOG_REPLICATION in run.tables
+        else {}
+    )
+    tr = {r.instance: r.values for r in trans.rows}
+    h = INSTANCE_HALF_UNIT
+    failures: dict[str, list[tuple[str, float, float]]] = {}  # key -> (instance, printed, expected)
+    for row in total.rows:
+        t = tr.get(row.instance)
+        if t is None:
+            continue
+        pairs: list[tuple[str, float | None, Iv | None]] = []
+        b = bdm.get(row.instance, {})
+        r = repl.get(row.instance, {})
+        if m.BDM_READS in b and m.DB_READS in t:
+            pairs.append(
+                (
+                    m.DB_READS,
+                    row.values.get(m.DB_READS),
+                    Iv.of(t[m.DB_READS], h) + Iv.of(b[m.BDM_READS], h),
+                )
+            )
+        for key in (
+            m.DB_WRITES,
+            m.LOG_WRITES,
+            m.DB_WRITE_LATENCY,
+            m.LOG_WRITE_LATENCY,
+            m.LOG_WRITE_BYTES,
+            m.DB_WRITE_BYTES,
+        ):
+            if key in t:
+                pairs.append((key, row.values.get(key), Iv.of(t[key], h)))
+        for key in (m.LOG_READS, m.LOG_READ_BYTES):
+            if key in r:
+                pairs.append((key, row.values.get(key), Iv.of(r[key], h)))
+        for key, printed, expected in pairs:
+            if printed is None or expected is None:
+                continue
+            ctx.result.checked += 1
+            if not Iv.of(printed, h).meets(expected):
+                failures.setdefault(key, []).append((row.instance, printed, expected.mid))
+    for key, rows in failures.items():
+        source = (
+            "Log Replication" if key in (m.LOG_READS, m.LOG_READ_BYTES) else "Transactional"
+        ) + " I/O Performance"
+        formula = "transactional + maintenance reads" if key == m.DB_READS else f"the {source} table's value"
+        ctx.add(
+            ERROR,
+            "appendix.total_table",
+            f"{run.machine} {run.kind.value}: Total I/O Performance column {key} "
+            f"disagrees with {formula} "
+            f"in {len(rows)} of {len(total.rows)} rows (first: {rows[0][0]}, {rows[0][1]:.3f} "
+            f"against {rows[0][2]:.3f})",
+            section=f"Appendix: {report.title}",
+            table="Total I/O Performance",
+            column=key,
+            line=report.first_line,
+            printed=f"{rows[0][1]:.3f}",
+            expected=f"{rows[0][2]:.3f}",
+            derivation=f"Total I/O Performance = {formula}",
+        )
+
+
+def host_range(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.host_range: host counters' Minimum <= Average <= Maximum."""
+    for counter in run.host:
+        lo, avg, hi = counter.minimum, counter.average, counter.maximum
+        if lo is None or avg is None or hi is None:
+            continue
+        ctx.result.checked += 1
+        if lo - 0.0005 <= avg <= hi + 0.0005 and lo <= hi:
+            continue
+        wrong = "Average" if (avg < lo or avg > hi) else "Minimum/Maximum"
+        ctx.add(
+            ERROR,
+            "appendix.host_range",
+            f"{run.machine} {run.kind.value}: {counter.name} has Minimum {lo:,.3f}, Average {avg:,.3f}, "
+            f"Maximum {hi:,.3f}; the average must lie between minimum and maximum",
+            section=f"Appendix: {report.title}",
+            table="Host system performance",
+            row=counter.name,
+            column=wrong,
+            line=report.first_line,
+            printed=f"{avg:.3f}",
+            expected=f"between {lo:.3f} and {hi:.3f}",
+            derivation="Minimum <= Average <= Maximum",
+        )
+
+
+def verdict(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.verdict: a stated Pass (or Fail) against the rules on the report's own figures."""
+    if run.kind not in (TestKind.PERFORMANCE, TestKind.STRESS) or not run.overall_result:
+        return
+    evidence = RunEvidence(
+        run=run, server=run.machine, target_iops=run.sizing.target_iops, target_source="report"
+    )
+    # Judge the figures, not Jetstress's own verdict: leave out the rules that measure it.
+    stated = {rule.id for rule in ctx.rules if rule.measure == "reported_result"}
+    results = [r for r in evaluate_run(evidence, ctx.rules) if r.rule_id not in stated]
+    status = roll_up(results)
+    ctx.result.checked += 1
+    verdict = run.overall_result.strip().casefold()
+    if verdict == "pass" and status is Status.FAIL:
+        failed = next(r for r in results if r.status is Status.FAIL)
+        ctx.add(
+            ERROR,
+            "appendix.verdict",
+            f"{run.machine} {run.kind.value}: the report states Pass, but {failed.subject} fails "
+            f"'{failed.description}': {failed.value!r} {failed.unit}, "
+            f"limit {failed.operator} {failed.threshold!r}",
+            section=f"Appendix: {report.title}",
+            table="Test summary",
+            row="Overall Test Result",
+            line=report.first_line,
+            printed="Pass",
+            expected="Fail",
+            derivation=f"rule {failed.rule_id} ({failed.evidence})",
+        )
+    elif verdict == "fail" and status in (Status.PASS, Status.INCOMPLETE):
+        # A document's report holds no samples, so the maxima are never evaluated here.
+        unevaluated = sorted({r.rule_id for r in results if r.status is not Status.PASS})
+        beyond = f" (not evaluable from the document: {', '.join(unevaluated)})" if unevaluated else ""
+        ctx.add(
+            WARNING,
+            "appendix.verdict",
+            f"{run.machine} {run.kind.value}: the report states Fail, "
+            f"yet every rule that its figures allow passes{beyond}",
+            section=f"Appendix: {report.title}",
+            row="Overall Test Result",
+            line=report.first_line,
+            printed="Fail",
+            expected="Pass",
+        )
+
+
+def jetstress_log(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.log_thresholds, appendix.samples: the test log's latency thresholds against the test
+    kind; samples queried against collection window / logging interval."""
+    where = {"section": f"Appendix: {report.title}", "line": report.first_line}
+    log = run.test_log
+    if log is None:
+        return
+    maximum = log.thresholds.db_read_max_ms
+    expected = {TestKind.PERFORMANCE: 100.0, TestKind.STRESS: 200.0}.get(run.kind)
+    if maximum is not None and expected is not None:
+        ctx.result.checked += 1
+        if maximum != expected:
+            ctx.add(
+                WARNING,
+                "appendix.log_thresholds",
+                f"{run.machine} {run.kind.value}: the test log sets a maximum database read latency of "
+                f"{maximum:g} ms; a {run.kind.value} test uses {expected:g} ms",
+                printed=f"{maximum:g}",
+                expected=f"{expected:g}",
+                derivation="Jetstress thresholds by test kind (facts §9)",
+                **where,
+            )
+    if run.collection_start and run.collection_end and log.logging_intervals_ms and log.samples_queried:
+        seconds = (run.collection_end - run.collection_start).total_seconds()
+        interval = log.logging_intervals_ms[0] / 1000
+        queried = log.samples_queried[-1][1]
+        if seconds > 0 and interval > 0:
+            ctx.result.checked += 1
+            expected_samples = seconds / interval
+            if abs(queried - expected_samples) > max(3, 0.02 * expected_samples):
+                ctx.add(
+                    WARNING,
+                    "appendix.samples",
+                    f"{run.machine} {run.kind.value}: {queried} samples queried, "
+                    "but the collection window "
+                    f"of {seconds:,.0f} s at {interval:g} s gives about {expected_samples:,.0f}",
+                    printed=str(queried),
+                    expected=f"{expected_samples:,.0f}",
+                    derivation="collection window / logging interval",
+                    **where,
+                )

@@ -1,0 +1,173 @@
+"""Backup and replay: the summary's backup and replay figures against each other and the appendix's
+backup and soft-recovery reports; a backup report's own rates and checksum statistics."""
+
+from __future__ import annotations
+
+from esrp_report import model as m
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.intervals import Iv
+from esrp_report.audit.context import Context, run_for
+from esrp_report.audit.findings import relative
+from esrp_report.audit.intervals import sum_of
+from esrp_report.model import DocNumber, Run, SummaryTable, TestKind
+from esrp_report.model.findings import WARNING
+
+
+def summaries(ctx: Context) -> None:
+    """backup.per_server, backup.appendix, replay.appendix: the summary's backup and replay tables."""
+    backups = [r for r in ctx.runs if r.kind is TestKind.DATABASE_BACKUP]
+    recoveries = [r for r in ctx.runs if r.kind is TestKind.SOFT_RECOVERY]
+    for table in ctx.doc.summary_tables:
+        if table.kind == "backup":
+            _backup_table(ctx, table, backups)
+        elif table.kind == "replay":
+            _replay_table(ctx, table, recoveries)
+
+
+def _backup_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
+    rows = {row.key: row for row in table.rows}
+    per_db, per_server = rows.get("backup_per_database"), rows.get("backup_per_server")
+    for index, name in enumerate(table.columns):
+        db_value = per_db.values[index] if per_db and index < len(per_db.values) else None
+        server_value = per_server.values[index] if per_server and index < len(per_server.values) else None
+        run = next((r for r in runs if r.machine and r.machine.casefold() in name.casefold()), None)
+        if run is not None:
+            figures = agg.backup_figures(run)
+            if figures and db_value is not None and figures.mb_per_sec_per_database is not None:
+                ctx.relation(
+                    "backup.appendix",
+                    db_value,
+                    Iv.of(figures.mb_per_sec_per_database, 0.005),
+                    what=f"{name} MB read/sec per database",
+                    derivation=f"mean of the {figures.databases} instances' MBytes Transferred/sec",
+                    table="Database read-only performance",
+                    column=name,
+                    line=per_db.line if per_db else None,
+                )
+            if figures and server_value is not None and figures.mb_per_sec_per_server is not None:
+                ctx.relation(
+                    "backup.appendix",
+                    server_value,
+                    Iv.of(figures.mb_per_sec_per_server, 0.005 * figures.databases),
+                    what=f"{name} MB read/sec total per server",
+                    derivation=f"sum of the {figures.databases} instances' MBytes Transferred/sec",
+                    table="Database read-only performance",
+                    column=name,
+                    line=per_server.line if per_server else None,
+                )
+        if db_value is not None and server_value is not None and ctx.databases is not None:
+            ctx.relation(
+                "backup.per_server",
+                server_value,
+                Iv.of(db_value).scale(ctx.databases.value),
+                what=f"MB read/sec total per server ({name})",
+                derivation=f"MB read/sec per database {db_value.text} x {ctx.databases.text} "
+                "databases per server",
+                table="Database read-only performance",
+                column=name,
+                line=per_server.line if per_server else None,
+            )
+
+
+def _replay_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
+    for row in table.rows:
+        for name, printed in zip(table.columns, row.values, strict=False):
+            run = next((r for r in runs if r.machine and r.machine.casefold() in name.casefold()), None)
+            if run is None and len(runs) == 1 and printed is not None:
+                run = _match_replay(ctx, runs[0], table, name, printed)
+            if run is None or printed is None:
+                continue
+            rows = [r for r in run.soft_recovery if r.logs_replayed and r.elapsed_seconds is not None]
+            if not rows:
+                continue
+            ratios = [Iv.of(r.elapsed_seconds or 0.0, 0.0005) / Iv.of(r.logs_replayed or 1.0) for r in rows]
+            expected = sum_of(ratios).scale(1 / len(ratios))
+            ctx.relation(
+                "replay.appendix",
+                printed,
+                expected,
+                what=f"{name} average time to play one log file",
+                derivation=f"mean over {len(rows)} instances of Elapsed seconds / Log files replayed",
+                table="Transaction log recovery/replay performance",
+                column=name,
+                line=row.line,
+            )
+
+
+def _match_replay(ctx: Context, run: Run, table: SummaryTable, name: str, printed: DocNumber) -> Run | None:
+    perf = next((r for r in ctx.runs if r.kind is TestKind.PERFORMANCE and r.machine == run.machine), None)
+    if perf is None:
+        return None
+    columns = ctx.columns[TestKind.PERFORMANCE]
+    col = next((c for c in columns if c.name == name), None)
+    if col is not None and run_for(ctx, TestKind.PERFORMANCE, col) is perf:
+        return run
+    return None
+
+
+def backup_rows(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.backup_rate: Database Size / Elapsed Backup Time = MBytes Transferred/sec."""
+    for row in run.backup:
+        if not (row.database_size_mb and row.elapsed_seconds and row.mb_per_sec is not None):
+            continue
+        # The elapsed time is printed truncated to the second.
+        expected = Iv.of(row.database_size_mb, 0.005) / Iv(row.elapsed_seconds, row.elapsed_seconds + 1)
+        ctx.relation(
+            "appendix.backup_rate",
+            DocNumber(row.mb_per_sec, 2, f"{row.mb_per_sec:.2f}"),
+            expected,
+            what=f"{run.machine} backup, {row.instance}: MBytes Transferred/sec",
+            derivation="Database Size (MBytes) / Elapsed Backup Time",
+            section=f"Appendix: {report.title}",
+            table="Database backup statistics",
+            row=row.instance,
+            line=report.first_line,
+        )
+
+
+def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.checksum_sum, appendix.checksum_time: the (Sum) row adds up and lasts as long as
+    the longest database."""
+    rows = [r for r in run.checksum if not r.is_sum]
+    sums = [r for r in run.checksum if r.is_sum]
+    if not rows or not sums:
+        return
+    total = sums[0]
+    for attribute, label in (
+        ("seen_pages", "Seen pages"),
+        ("bad_pages", "Bad pages"),
+        ("file_length_mb", "File length (MB)"),
+    ):
+        values = [getattr(r, attribute) for r in rows]
+        printed = getattr(total, attribute)
+        if printed is None or any(v is None for v in values):
+            continue
+        ctx.relation(
+            "appendix.checksum_sum",
+            DocNumber(printed, 0, f"{printed:.0f}"),
+            Iv.of(sum(values)),
+            what=f"{run.machine} checksum (Sum) {label}",
+            derivation="sum of the databases' rows",
+            section=f"Appendix: {report.title}",
+            table="Checksum statistics",
+            row="(Sum)",
+            line=report.first_line,
+        )
+    longest = max((r.seconds_taken or 0.0) for r in rows)
+    if total.seconds_taken is not None and longest > total.seconds_taken + 1:
+        ctx.result.checked += 1
+        ctx.add(
+            WARNING,
+            "appendix.checksum_time",
+            f"{run.machine} checksum: the (Sum) row took {total.seconds_taken:.0f} s, "
+            "but one database alone "
+            f"took {longest:.0f} s (the databases are checked in parallel)",
+            section=f"Appendix: {report.title}",
+            table="Checksum statistics",
+            row="(Sum)",
+            line=report.first_line,
+            printed=f"{total.seconds_taken:.0f}",
+            expected=f"at least {longest:.0f}",
+            derivation="the whole run lasts at least as long as its longest database",
+            relative_difference=relative(total.seconds_taken, longest),
+        )

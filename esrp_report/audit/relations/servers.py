@@ -1,0 +1,190 @@
+"""Per-server tables: each server's achieved (or transfers) = reads + writes, the slip located by the
+appendix, then by the aggregate; each server's figures against its own appendix report, with the
+document's convention (transactional or total reads, facts §9) detected and stated."""
+
+from __future__ import annotations
+
+from esrp_report.analysis import aggregate as agg
+from esrp_report.analysis.intervals import Iv
+from esrp_report.audit.context import Column, Context, run_for
+from esrp_report.audit.findings import fmt, relative
+from esrp_report.audit.intervals import sum_of, summed_half
+from esrp_report.audit.result import RecomputedRow
+from esrp_report.model import DocNumber, Run, TableKind, TestKind
+from esrp_report.model.findings import ERROR, NOTE
+
+
+def _rate_half(ctx: Context) -> float:
+    """A per-server rate may be the sum of its instances' printed figures."""
+    return summed_half(ctx.databases.value if ctx.databases else 1)
+
+
+def achieved_sums(ctx: Context, test: TestKind, columns: list[Column]) -> None:
+    """server.achieved_sum: achieved (or transfers) = reads + writes, per server; a slip found is
+    kept in its column's ``corrected`` for the aggregate."""
+    half = _rate_half(ctx)
+    for col in columns:
+        reads, writes = col.values.get("reads"), col.values.get("writes")
+        total = col.values.get("achieved") or col.values.get("transfers")
+        key = "achieved" if col.values.get("achieved") else "transfers"
+        if reads is None or writes is None or total is None:
+            continue
+        expected = Iv.of(reads).widen(half) + Iv.of(writes).widen(half)
+        ctx.result.checked += 1
+        if Iv.of(total).meets(expected):
+            continue
+        # Which of the three is the slip? The appendix, then the aggregate, decide.
+        culprit = _culprit(ctx, test, col, total=total, reads=reads, writes=writes, key=key)
+        if culprit == "reads":
+            value = Iv.of(total) - Iv.of(writes).widen(half)
+            printed, metric = reads, "reads"
+        elif culprit == "writes":
+            value = Iv.of(total) - Iv.of(reads).widen(half)
+            printed, metric = writes, "writes"
+        else:
+            value, printed, metric = expected, total, key
+        col.corrected[metric] = value
+        ctx.add(
+            ERROR,
+            "server.achieved_sum",
+            f"{col.name} ({test.value}): {col.labels.get(metric, metric)} printed {printed.text}; "
+            f"{col.labels.get(key, key)} {total.text} = reads {reads.text} + writes {writes.text} "
+            f"gives {fmt(value.mid)}",
+            section="Test results summary",
+            table=f"Individual server metrics ({test.value})",
+            row=col.labels.get(metric, metric),
+            column=col.name,
+            line=col.lines.get(metric),
+            printed=printed.text,
+            expected=fmt(value.mid),
+            derivation=f"{key} = reads/sec + writes/sec",
+            relative_difference=relative(printed.value, value.mid),
+        )
+
+
+def _culprit(
+    ctx: Context,
+    test: TestKind,
+    col: Column,
+    *,
+    total: DocNumber,
+    reads: DocNumber,
+    writes: DocNumber,
+    key: str,
+) -> str:
+    run = run_for(ctx, test, col)
+    if run is not None and TableKind.TRANSACTIONAL in run.tables:
+        figures = agg.figures_from_table(run.tables[TableKind.TRANSACTIONAL])
+        n = summed_half(figures.instances)
+        for name, printed, value in (("reads", reads, figures.reads), ("writes", writes, figures.writes)):
+            if value is not None and not Iv.of(printed).meets(Iv.of(value, n)):
+                return name
+    aggregate = _aggregate_row(ctx, test, "reads")
+    if aggregate is not None:
+        others = [
+            c.corrected.get("reads") or Iv.of(c.values["reads"])  # type: ignore[arg-type]
+            for c in ctx.columns[test]
+            if c is not col and c.values.get("reads")
+        ]
+        candidate = sum_of(others) + (Iv.of(total) - Iv.of(writes).widen(_rate_half(ctx)))
+        if Iv.of(aggregate).meets(candidate.widen(_rate_half(ctx))):
+            return "reads"
+    return key
+
+
+def _aggregate_row(ctx: Context, test: TestKind, key: str) -> DocNumber | None:
+    for table in ctx.doc.summary_tables:
+        if table.kind == "aggregate" and table.test is test:
+            for row in table.rows:
+                if row.key == key and row.values and row.values[-1] is not None:
+                    return row.values[-1]
+    return None
+
+
+def against_appendix(ctx: Context, test: TestKind, columns: list[Column]) -> None:
+    """server.appendix: each per-server figure against the sum or mean of its appendix report's
+    per-instance table (and the recomputed rows of --recompute)."""
+    for col in columns:
+        run = run_for(ctx, test, col)
+        if run is None:
+            continue
+        if run.machine.casefold() not in col.name.casefold():
+            ctx.add(
+                NOTE,
+                "appendix.match",
+                f"the appendix's {test.value} report of {run.machine} is taken as {col.name}: "
+                "its achieved IOPS matches that column only",
+                column=col.name,
+            )
+        convention = _convention(ctx, run, col)
+        table = run.tables.get(agg.CONVENTIONS[convention])
+        if table is None:
+            continue
+        figures = agg.figures_from_table(table)
+        n = figures.instances
+        expected = {
+            "reads": (figures.reads, n),
+            "writes": (figures.writes, n),
+            "read_latency": (figures.read_latency_ms, 1),
+            "write_latency": (figures.write_latency_ms, 1),
+            "log_writes": (figures.log_writes, n),
+            "log_latency": (figures.log_write_latency_ms, 1),
+            "transfers": (figures.transfers, 2 * n),
+            "achieved": (run.sizing.achieved_iops if convention == "transactional" else None, 1),
+        }
+        for key, (value, count) in expected.items():
+            printed = col.values.get(key)
+            ctx.result.recomputed.append(
+                RecomputedRow(
+                    test.value, col.name, key, printed.text if printed else None, value, run.machine
+                )
+            )
+            if printed is None or value is None:
+                continue
+            ctx.relation(
+                "server.appendix",
+                printed,
+                Iv.of(value, summed_half(count)),
+                what=f"{col.name} {col.labels.get(key, key)} ({test.value}) "
+                f"against {run.machine}'s appendix report",
+                derivation=(
+                    f"{'sum' if count > 1 and 'latency' not in key else 'mean'} over the {n} instances "
+                    f"of the appendix's {agg.CONVENTIONS[convention].value} table"
+                    if key != "achieved"
+                    else "the appendix report's Achieved Transactional I/O per Second"
+                ),
+                section="Test results summary",
+                table=f"Individual server metrics ({test.value})",
+                row=col.labels.get(key, key),
+                column=col.name,
+                line=col.lines.get(key),
+            )
+
+
+def _convention(ctx: Context, run: Run, col: Column) -> str:
+    """Which sum a per-server table follows (facts §9): transactional or total reads."""
+    printed = col.values.get("reads")
+    choice = "transactional"
+    if printed is not None and TableKind.TOTAL in run.tables:
+        trans = agg.figures_from_table(run.tables.get(TableKind.TRANSACTIONAL) or run.tables[TableKind.TOTAL])
+        total = agg.figures_from_table(run.tables[TableKind.TOTAL])
+        if (
+            total.reads is not None
+            and trans.reads is not None
+            and abs(printed.value - total.reads) < abs(printed.value - trans.reads)
+        ):
+            choice = "total"
+    if ctx.result.summary_convention is None:
+        ctx.result.summary_convention = choice
+        ctx.add(
+            NOTE,
+            "server.convention",
+            f"the per-server tables follow the {choice} convention: database reads are the sum of the "
+            + (
+                "transactional reads"
+                if choice == "transactional"
+                else "total (transactional + maintenance) reads"
+            ),
+            column=col.name,
+        )
+    return choice

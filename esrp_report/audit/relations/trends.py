@@ -1,0 +1,91 @@
+"""Trend tables and test series of a sizing study (004)."""
+
+from __future__ import annotations
+
+from esrp_report import model as m
+from esrp_report.analysis.intervals import Iv
+from esrp_report.audit.context import Context
+from esrp_report.model.findings import ERROR
+
+
+def percentages(ctx: Context) -> None:
+    """trend.percentage: each percentage against its bracketed value / the baseline column's."""
+    for table in ctx.doc.trend_tables:
+        base = (
+            next(
+                (
+                    i
+                    for i in range(len(table.rows[0][2]))
+                    if all(len(c) > i and c[i].percent.value == 100 for _l, _n, c in table.rows)
+                ),
+                0,
+            )
+            if table.rows
+            else 0
+        )
+        baseline = table.columns[base] if base < len(table.columns) else "baseline"
+        for label, line, cells in table.rows:
+            if len(cells) <= base:
+                continue
+            reference = cells[base].absolute
+            for index, cell in enumerate(cells):
+                ratio = (Iv.of(cell.absolute) / Iv.of(reference)).scale(100)
+                column = table.columns[index] if index < len(table.columns) else f"column {index + 1}"
+                ctx.relation(
+                    "trend.percentage",
+                    cell.percent,
+                    ratio,
+                    what=f"{table.title.split(' Test results')[0]}, {label}, {column}",
+                    derivation=(
+                        f"{cell.absolute.text} / {reference.text} (the {baseline} column), "
+                        "with both bracketed values taken as rounded"
+                    ),
+                    table=table.title,
+                    row=label,
+                    column=column,
+                    line=line,
+                )
+
+
+def series(ctx: Context) -> None:
+    """series.users: a test series ("#1") has the same user counts in every table of its section."""
+    groups: dict[tuple[str, str], list[m.SeriesUsers]] = {}
+    for entry in ctx.doc.series:
+        groups.setdefault((entry.section, entry.label), []).append(entry)
+    for (section, label), entries in groups.items():
+        if len(entries) < 3:
+            continue
+        ctx.result.checked += 1
+        votes: dict[tuple[int, ...], int] = {}
+        for entry in entries:
+            votes[entry.users] = votes.get(entry.users, 0) + 1
+        majority, count = max(votes.items(), key=lambda kv: kv[1])
+        if count * 2 <= len(entries):
+            continue
+        for entry in entries:
+            if entry.users == majority:
+                continue
+            swapped = next(
+                (
+                    other
+                    for (sec, other), others in groups.items()
+                    if sec == section and other != label and any(o.users == entry.users for o in others)
+                ),
+                None,
+            )
+            users = " / ".join(f"{u:,}" for u in entry.users)
+            hint = f"; those are series {swapped}'s" if swapped else ""
+            ctx.add(
+                ERROR,
+                "series.users",
+                f"{entry.table.split(' ', 2)[0]} {entry.table.split(' ', 2)[1]} gives series {label} "
+                f"{users} users, but {count} other tables of section {section} give "
+                f"{' / '.join(f'{u:,}' for u in majority)}{hint}",
+                section=f"Section {section}",
+                table=entry.table,
+                row=label,
+                line=entry.line,
+                printed=users,
+                expected=" / ".join(f"{u:,}" for u in majority),
+                derivation="the same series in the other tables of the section",
+            )

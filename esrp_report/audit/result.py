@@ -1,0 +1,72 @@
+"""What an audit found: the result and its rows (the findings themselves are
+``esrp_report.model.findings.Finding``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from esrp_report import model as m
+from esrp_report.model.findings import ERROR, Finding
+
+
+@dataclass
+class RecomputedRow:
+    """A summary figure beside its value rebuilt from the appendix (the --recompute view)."""
+
+    test: str
+    column: str
+    metric: str
+    printed: str | None
+    recomputed: float | None
+    source: str
+
+
+@dataclass
+class AuditResult:
+    """What an audit of a published document found: findings, what could not be read, recomputed rows, and how
+    many relations were checked over how many lines."""
+
+    source: str
+    format: str
+    esrp_version: str | None
+    summary_convention: str | None = None  # "transactional" or "total", when detectable
+    findings: list[Finding] = field(default_factory=list)
+    unread: list[m.Problem] = field(default_factory=list)
+    recomputed: list[RecomputedRow] = field(default_factory=list)
+    checked: int = 0  # relations evaluated
+    lines_read: int = 0  # lines the document was reduced to
+    recognised: list[str] = field(default_factory=list)  # what was found: "2 summary table(s)", ...
+    # The ESRP results read: figures of servers in per-server tables, appendix reports with I/O
+    # tables, trend tables. Without one, the document's results were not read, whatever else was.
+    results_read: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    @property
+    def nothing_checked(self) -> bool:
+        """No ESRP results table was read, or no relation between the document's figures was
+        evaluated: "0 errors" would be a verdict given without reading the results (a junk file,
+        a PDF of scans, a document whose result tables are in a layout not read), so there is none.
+        Errors found elsewhere (a configuration fact) are still reported, with exit status 1."""
+        return (self.checked == 0 or not self.results_read) and not self.errors
+
+    def nothing_checked_message(self) -> str:
+        """What was (not) found, for the exit-2 message of a document where nothing was checked."""
+        if self.checked and not self.results_read:
+            return (
+                f"no ESRP results table read in {self.source} (no per-server results, appendix I/O "
+                f"table or trend table): {self.checked} relation(s) between other figures "
+                f"({', '.join(self.recognised) or 'nothing else recognised'}) say nothing of the results"
+            )
+        if not self.recognised:
+            return (
+                f"no ESRP tables recognised in {self.source} ({self.lines_read:,} line(s) read as "
+                f"{self.format}; no summary table, trend table, formula or appendix test report): "
+                "nothing was checked"
+            )
+        return (
+            f"{', '.join(self.recognised)} recognised in {self.source}, but no relation between "
+            "their figures could be checked: nothing was checked"
+        )

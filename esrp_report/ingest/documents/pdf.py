@@ -1,0 +1,79 @@
+"""A PDF's lines: its text extracted page by page through PDFium, running headers and footers
+dropped, header cells wrapped in a narrow column ("Server\n10") joined."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from esrp_report.ingest.documents import limits
+from esrp_report.model import DocLine
+from esrp_report.model.errors import InputError, UnsupportedFormatError
+
+_PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
+
+
+def pdf_lines(data: bytes, source: str) -> list[DocLine]:
+    """The PDF's text lines, numbered across pages, running headers and footers left out."""
+    # PDFium (through pypdfium2) extracts a 100-page document in about a second; pure-Python
+    # extractors take ten to twenty times longer (benchmarks/audit_document.py).
+    import pypdfium2 as pdfium  # noqa: PLC0415 - only PDF input needs it
+
+    try:
+        document = pdfium.PdfDocument(data)
+        try:
+            count = len(document)
+            if count > limits.MAX_PDF_PAGES:
+                # Refused before any page is extracted: the page count is in the file's page tree.
+                raise InputError(
+                    source,
+                    f"the PDF has {count:,} pages; at most {limits.MAX_PDF_PAGES:,} are read (MAX_PDF_PAGES)",
+                )
+            pages = []
+            extracted = 0
+            for index in range(count):
+                page = document[index]
+                textpage = page.get_textpage()
+                pages.append(textpage.get_text_bounded() or "")
+                textpage.close()
+                page.close()
+                extracted += len(pages[-1])
+                if extracted > limits.MAX_PDF_TEXT_CHARS:
+                    raise InputError(
+                        source,
+                        f"the PDF's text passes {limits.MAX_PDF_TEXT_CHARS:,} characters "
+                        f"by page {index + 1:,}; no more is read",
+                    )
+        finally:
+            document.close()
+    except (pdfium.PdfiumError, ValueError, OSError) as exc:
+        raise UnsupportedFormatError(
+            source, f"the PDF cannot be read: {exc}", location="whole file"
+        ) from None
+    # Running headers and footers repeat at the top or bottom of most pages: they would break
+    # tables split over pages. Only the first and last lines of a page are candidates.
+    edges = [
+        {line.strip() for line in (text.splitlines()[:2] + text.splitlines()[-3:]) if line.strip()}
+        for text in pages
+    ]
+    counts = Counter(line for page_edges in edges for line in page_edges)
+    repeated = {line for line, n in counts.items() if len(pages) >= 4 and n >= max(3, len(pages) // 3)}
+    lines: list[DocLine] = []
+    number = 0
+    for page_number, text in enumerate(pages, start=1):
+        page_lines = text.splitlines()
+        for index, raw in enumerate(page_lines):
+            number += 1
+            stripped = raw.strip()
+            at_edge = index < 2 or index >= len(page_lines) - 3
+            if (at_edge and stripped in repeated) or _PAGE_FOOTER.search(stripped) or stripped == "•":
+                continue
+            if (
+                lines
+                and re.fullmatch(r"\d{1,3}", stripped)
+                and re.search(r"\b(?:Server|Host)$", lines[-1].raw)
+            ):
+                lines[-1] = DocLine(lines[-1].no, f"{lines[-1].raw} {stripped}", page=lines[-1].page)
+                continue  # "Server\n10": a header cell wrapped in a narrow column
+            lines.append(DocLine(number, raw.rstrip(), page=page_number))
+    return lines

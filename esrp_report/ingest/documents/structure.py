@@ -1,0 +1,38 @@
+"""A document's structure rebuilt from its lines: one pass per kind of structure, in this order.
+
+Where each lives: the appendix's test reports (``appendix.py``: cut first, so that the passes
+over the summary, facts and formulas leave their lines alone), summary tables (``tables.py``),
+label/value facts and the stated ESRP version (``facts.py``), trend tables and test series
+(``trends.py``), worked formulas (``formulas.py``).
+"""
+
+from __future__ import annotations
+
+from esrp_report.ingest.documents.appendix import read_report, report_segments
+from esrp_report.ingest.documents.facts import facts, stated_convention
+from esrp_report.ingest.documents.formulas import formulas
+from esrp_report.ingest.documents.problems import problem
+from esrp_report.ingest.documents.tables import summary_tables
+from esrp_report.ingest.documents.trends import series, trend_tables
+from esrp_report.model import PublishedDocument
+
+
+def build(doc: PublishedDocument) -> None:
+    """Fill ``doc`` from ``doc.lines``."""
+    segments = report_segments(doc.lines)
+    in_report = {i for start, end, _title in segments for i in range(start, end)}
+    doc.convention = stated_convention(doc.lines)
+    summary_tables(doc, in_report)
+    facts(doc, in_report)
+    trend_tables(doc)
+    formulas(doc, in_report)
+    series(doc)
+    for start, end, title in segments:
+        read_report(doc, start, end, title)
+    if not doc.summary_tables and not doc.trend_tables and not doc.formulas:
+        problem(
+            doc,
+            "no per-server or aggregate summary table was found",
+            "Test results summary",
+            severity="note",
+        )
