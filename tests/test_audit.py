@@ -314,3 +314,53 @@ def test_the_count_line_names_the_results_read() -> None:
     assert "results read: Performance results of 1 server(s); 4 appendix report(s)" in " ".join(
         audited.output.split()
     )
+
+
+# --- ESRP 4.0: vertical per-server tables under captions (seed 002) ------------------------------
+
+
+def test_esrp_4_vertical_tables_are_read_per_server_from_their_captions() -> None:
+    """'Table 5 Server 1 test results' then 'Database I/O | Value' rows: one column per caption's
+    server (issue 21, item 1). Nothing in them is inconsistent: 433.496 = 317.776 + 115.72."""
+    document = read_document(DATA / "dellemc-002.txt")
+    tables = [t for t in document.summary_tables if t.kind == "server"]
+    assert [t.columns for t in tables] == [["Server 1"], ["Server 2"], ["Server 3"], ["Server 4"]]
+    first = {row.key: (row.line, [v.text for v in row.values if v is not None]) for row in tables[0].rows}
+    assert first["transfers"] == (264, ["433.496"])
+    assert first["reads"] == (265, ["317.776"]) and first["writes"] == (266, ["115.72"])
+    assert first["read_latency"] == (267, ["16.576"]) and first["log_latency"] == (271, ["0.828"])
+    result = audit_document(DATA / "dellemc-002.txt")
+    assert result.errors == 0
+    assert result.results_read[0] == "Performance results of 4 server(s)"
+    assert result.esrp_version == "4.0"  # "Microsoft ESRP 4.0" on its first page
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Database Disks Transfers/sec\t434.456", "Database Disks Transfers/sec\t434.556"),
+        # Server 3 prints Transfers as "426" (426 +- 0.5): a writes slip must exceed that.
+        ("Database Disks Writes/sec\t114.104", "Database Disks Writes/sec\t115.104"),
+    ],
+)
+def test_a_slip_in_an_esrp_4_vertical_table_is_an_error(tmp_path: Path, old: str, new: str) -> None:
+    text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path = tmp_path / "planted.txt"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    errors = [f for f in audit_document(path).findings if f.severity == "error"]
+    assert [f.check for f in errors] == ["server.achieved_sum"]
+    # Which of the three figures slipped cannot be told from one relation: the finding sits at
+    # the Transfers row of that server's table (choosing the culprit is not done yet).
+    assert errors[0].column in ("Server 2", "Server 3")
+
+
+def test_a_caption_naming_several_servers_makes_no_vertical_table(tmp_path: Path) -> None:
+    text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
+    path = tmp_path / "two.txt"
+    path.write_text(
+        text.replace("Table 5 Server 1 test results", "Table 5 Server 1 and Server 2 test results"),
+        encoding="utf-8",
+    )
+    tables = [t for t in read_document(path).summary_tables if t.kind == "server"]
+    assert [t.columns for t in tables] == [["Server 2"], ["Server 3"], ["Server 4"]]

@@ -3,7 +3,12 @@
 ("Values across all servers"), backup and replay figures. A table starts at a header line naming
 its columns; its rows are those whose label is a known metric (``vocabulary.SUMMARY_METRICS``),
 labels wrapped over two lines joined to the figures that follow. A row whose figures cannot be
-matched to the columns is not read, and says so."""
+matched to the columns is not read, and says so.
+
+A table may also be vertical, one server's label/value table under a caption naming the server
+("Table 5 Server 1 test results", then "Database I/O | Value", as ESRP 4.0 documents print them):
+its column is the caption's server, for every "... | Value" block until the next caption,
+heading or paragraph."""
 
 from __future__ import annotations
 
@@ -15,9 +20,11 @@ from esrp_report.ingest.documents.matching import fuzzy_key
 from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.vocabulary import (
     BACKUP_METRICS,
+    CAPTION,
     HEADER_WORDS,
     SERVER_TOKEN,
     SUMMARY_METRICS,
+    VALUE_HEADERS,
 )
 from esrp_report.model import DocLine, PublishedDocument, SummaryRow, SummaryTable
 
@@ -37,11 +44,21 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
     header_line = -10
     test = m.TestKind.PERFORMANCE
     label_parts: list[tuple[int, str]] = []
+    caption_server: str | None = None  # the one server a caption names, for a vertical table
     for i, line in enumerate(lines):
         if i in in_report:
             continue
         text = line.text
         low = text.casefold()
+        caption = _caption_server(line)
+        if caption is not None:
+            caption_server = caption or None
+            header_cols, header_target, current = [], False, None
+            label_parts.clear()
+            continue
+        if caption_server and _value_header(line):
+            header_cols, header_target, header_line = [caption_server], False, i
+            continue
         if line.heading or (line.cells is None and len(text) < 100):
             if "stress" in low and ("result" in low or "hour" in low) and test is not m.TestKind.STRESS:
                 test = m.TestKind.STRESS
@@ -50,6 +67,7 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
                 test = m.TestKind.PERFORMANCE if "stress" not in low else test
         if line.heading:
             header_cols, header_target, current = [], False, None
+            caption_server = None
         columns, target = _header_columns(line)
         if columns:
             if i - header_line <= 2 and header_cols and not current and columns != header_cols:
@@ -64,6 +82,7 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
         cells = line.cells
         if not cells and len(text) > 100:
             header_cols, header_target, current = [], False, None  # prose ends a table's heading
+            caption_server = None
         if not cells:
             if text and len(text) < 70 and not line.heading:
                 label_parts.append((i, text))
@@ -84,7 +103,7 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
         label_parts.clear()
         if key is None:
             continue
-        if key in BACKUP_METRICS and not header_cols:
+        if (key in BACKUP_METRICS or key == "replay_seconds") and not header_cols:
             cols = ["all servers"]
         elif header_cols:
             cols = header_cols
@@ -124,6 +143,27 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
             doc.summary_tables.append(current)
         row = SummaryRow(key, label, line.no, [n for _t, n in take], row_target)
         current.rows.append(row)
+
+
+def _caption_server(line: DocLine) -> str | None:
+    """For a table caption ("Table 5 Server 1 test results"): the one server it names, or ""
+    when it names none or several; None for a line that is not a caption."""
+    if line.cells or len(line.text) > 100:
+        return None
+    caption = CAPTION.match(line.text)
+    if caption is None:
+        return None
+    servers = list(SERVER_TOKEN.finditer(line.text[caption.end() :]))
+    if len(servers) != 1:
+        return ""
+    found = servers[0]
+    return f"Server {found.group(2)}" if found.group(1) else f"Host {found.group(3)}"
+
+
+def _value_header(line: DocLine) -> bool:
+    """Is this the header of a vertical label/value table ("Database I/O | Value")?"""
+    cells = line.cells
+    return cells is not None and len(cells) == 2 and cells[1].strip().casefold() in VALUE_HEADERS
 
 
 def _header_columns(line: DocLine) -> tuple[list[str], bool]:

@@ -85,8 +85,16 @@ FACTS: dict[str, str] = {
 SERVER_TOKEN = re.compile(r"\b(Server)\s+(\d+)\b|\bHost\s+(\S+)", re.IGNORECASE)
 # The other words a per-server header line may hold beside its servers.
 HEADER_WORDS = re.compile(r"database i/o|target values?|values|for \w+ servers|\*", re.IGNORECASE)
+# A table's caption ("Table 5 Server 1 test results"): the number prefix, then what it holds.
+CAPTION = re.compile(r"^(?:table|figure)\s+\d+[.:]?\s+", re.IGNORECASE)
+# The header of a vertical label/value table ("Database I/O | Value", "Performance item | Detail"):
+# its second cell.
+VALUE_HEADERS = frozenset({"value", "values", "detail"})
 # The ESRP version a document states ("ESRP - Storage Version 3.0").
-CONVENTION = re.compile(r"ESRP\s*[-–]?\s*Storage\s+Version\s+(\d\.\d)", re.IGNORECASE)
+# ("ESRP - Storage Version 3.0", "Microsoft ESRP 4.0", "ESRP v4.0", "ESRP-Storage 4.0")
+CONVENTION = re.compile(
+    r"ESRP\s*[-–]?\s*(?:Storage\s+(?:Version\s+|v)?|v\s*)?(\d\.\d)\b(?!\.)", re.IGNORECASE
+)
 # The heading (or short line) that starts the appendix.
 APPENDIX_START = re.compile(r"^appendix\b", re.IGNORECASE)
 

@@ -18,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 DOCUMENTS = {
     "000_1f56eeacdd63a9b1.txt": "vmax-000.txt",
     "001_f71caca7d118c9a6.txt": "netapp-001.txt",
+    "002_3313bc7c523cb0c0.txt": "dellemc-002.txt",
     "004_4393873725ed1b10.txt": "equallogic-004.txt",
 }
 _TIMESTAMP = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M -- ")
