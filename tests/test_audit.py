@@ -364,3 +364,17 @@ def test_a_caption_naming_several_servers_makes_no_vertical_table(tmp_path: Path
     )
     tables = [t for t in read_document(path).summary_tables if t.kind == "server"]
     assert [t.columns for t in tables] == [["Server 2"], ["Server 3"], ["Server 4"]]
+
+
+def test_a_damaged_label_as_close_to_two_metrics_is_not_read_as_either() -> None:
+    """The margin rule: 'Reite' is as near 'read' as 'write'; without it the label was read as
+    write latency, a guess (issue 21: "where numbers are not unambiguous, the place is not read")."""
+    from esrp_report.ingest.documents.matching import fuzzy_key
+    from esrp_report.ingest.documents.vocabulary import SUMMARY_METRICS
+
+    assert fuzzy_key("Average Database Disk Reite Latency", SUMMARY_METRICS) is None
+    assert fuzzy_key("Average Database Disk rite Latency", SUMMARY_METRICS) is None
+    # Damage that leaves one metric clearly closest still reads.
+    assert fuzzy_key("Average Database Disk Rcad Latency", SUMMARY_METRICS) == "read_latency"
+    assert fuzzy_key("Average Database Disk Wite Latency", SUMMARY_METRICS) == "write_latency"
+    assert fuzzy_key("Achieved transactlonal I/O per sec", SUMMARY_METRICS) == "achieved"

@@ -24,8 +24,15 @@ def normalize(label: str) -> str:
     return " ".join(_STAR_COLON.sub(" ", label).split())
 
 
+# A damaged label is matched only when its best key wins clearly: a label as close (within this
+# much) to a label of another key is ambiguous, not read ("database rea?s/sec" could be reads or
+# writes: "... read latency" and "... write latency" are 0.93 alike).
+MARGIN = 0.05
+
+
 def fuzzy_key(label: str, table: dict[str, str], cutoff: float = 0.86) -> str | None:
-    """The key of the closest known label; OCR damage ("Achieved transactlonal") still matches."""
+    """The key of the closest known label; OCR damage ("Achieved transactlonal") still matches,
+    unless a label of another key is about as close (``MARGIN``): then None, not a guess."""
     text = normalize(label)
     if text in table:
         return table[text]
@@ -65,22 +72,31 @@ class _KnownLabels:
             if answer is not _UNKNOWN:
                 return answer
         best, score = None, cutoff
+        rival = 0.0  # the best ratio of a label of another key than ``best``'s
         length_a = len(text)
         counts: Counter[str] | None = None
         for known, key, length_b, known_counts in self.labels:
             # SequenceMatcher(None, text, known)'s quick ratios, computed as difflib does without
             # building a matcher for every label: upper bounds of ratio(), they rule out most
-            # labels on the lengths or the letter counts alone.
+            # labels on the lengths or the letter counts alone. A label is needed while it could
+            # win or come within MARGIN of the winner.
+            floor = score - MARGIN
             length = length_a + length_b
-            if _ratio(min(length_a, length_b), length) <= score:
+            if _ratio(min(length_a, length_b), length) <= floor:
                 continue  # real_quick_ratio()
             if counts is None:
                 counts = Counter(text)
-            if _ratio(sum(min(n, known_counts[c]) for c, n in counts.items()), length) <= score:
+            if _ratio(sum(min(n, known_counts[c]) for c, n in counts.items()), length) <= floor:
                 continue  # quick_ratio()
             ratio = SequenceMatcher(None, text, known).ratio()
             if ratio > score:
+                if best is not None and key != best:
+                    rival = max(rival, score)
                 best, score = key, ratio
+            elif key != best:
+                rival = max(rival, ratio)
+        if best is not None and rival > score - MARGIN:
+            best = None  # two keys about as close: ambiguous
         if remembered:
             if len(self.answers) >= self.MAX_ANSWERS:
                 self.answers.clear()
