@@ -22,6 +22,8 @@ from esrp_report.model.errors import ReportFormatError, UnsupportedFormatError
 
 _DATABASE_PATH = re.compile(r"^database:", re.IGNORECASE)
 _INSTANCE_ROW = re.compile(r"^instance\d*\.\d+$", re.IGNORECASE)
+# A section heading naming one server: "A.1 Server 1", "Server 2 (JS17)".
+_SERVER_HEADING = re.compile(r"^(?:[a-z](?:\.\d+)*\s+)?(?:server|host)\s+\S+(?:\s+\([^)]*\))?$")
 
 
 def report_segments(lines: list[DocLine]) -> list[tuple[int, int, str]]:
@@ -61,9 +63,41 @@ def report_segments(lines: list[DocLine]) -> list[tuple[int, int, str]]:
         elif is_title and starts:
             starts[-1] = (starts[-1][0], starts[-1][1] + " / " + line.text)
     if not starts:
+        starts = _untitled_reports(lines, first if appendix is not None else len(lines) // 5)
+    if not starts:
         return []
     bounds = [s for s, _t in starts] + [len(lines)]
     return [(bounds[k], bounds[k + 1], starts[k][1]) for k in range(len(starts))]
+
+
+def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]:
+    """Reports without a title line (ESRP 4.0 appendices: "A Performance testing", "A.1 Server 1",
+    "Table 9 Test Summary"): each begins at the server's section heading before its Test Summary
+    (or at the Test Summary), titled by the nearest heading above that names a test and that
+    server heading."""
+    starts: list[tuple[int, str]] = []
+    test_heading: str | None = None
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if line.cells or not line.text or len(line.text) > 80:
+            continue
+        label = L.normalize_label(line.text)
+        if any(p.search(label) for p, _k in L.REPORT_KINDS):
+            test_heading = line.text
+            continue
+        if rh._section_of(line.text) != "summary":
+            continue
+        start, server = i, None
+        for j in range(i - 1, max(first, i - 8) - 1, -1):
+            if lines[j].cells:
+                break
+            if _SERVER_HEADING.match(L.normalize_label(lines[j].text)):
+                start, server = j, lines[j].text
+                break
+        if starts and start <= starts[-1][0]:
+            continue
+        starts.append((start, " / ".join(t for t in (test_heading, server) if t) or line.text))
+    return starts
 
 
 def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> None:

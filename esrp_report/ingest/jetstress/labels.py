@@ -61,6 +61,8 @@ WIDE_TABLE_KEYS = frozenset(
 )
 
 # Section titles, as printed by Jetstress and as seen in converted appendices.
+# A caption's number ahead of a section title ("table 9 test summary", normalised).
+CAPTION_PREFIX = re.compile(r"^(?:table|figure)\s+\d+[.:]?\s+")
 SECTION_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern))
     for name, pattern in (
@@ -109,6 +111,9 @@ REPORT_KINDS: tuple[tuple[re.Pattern[str], TestKind], ...] = tuple(
         rf"\b(?:{word}) test result report\b",
         rf"\bjetstress(?: \d{{4}})?\s*[-–—:]\s*(?:\d+-hour )?(?:{word})$",
         rf"^server \d+ \([^)]+\): (?:{word})$",
+        # An appendix heading naming the test ("A Performance testing", "B.2 Stress test results"),
+        # over reports that carry no title of their own.
+        rf"^(?:[a-z](?:\.\d+)*\s+)?(?:{word}) test(?:s|ing)?(?: results?)?$",
     )
 )
 

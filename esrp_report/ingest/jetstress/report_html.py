@@ -131,7 +131,8 @@ def _tag(element: etree._Element) -> str:
 
 
 def _section_of(text: str) -> str | None:
-    label = L.normalize_label(text)
+    # A converted document may number its sections as captions ("Table 9 Test Summary").
+    label = L.CAPTION_PREFIX.sub("", L.normalize_label(text))
     for name, pattern in L.SECTION_TITLES:
         if pattern.match(label):
             return name
