@@ -35,6 +35,7 @@ KIND_TITLES = {
     TestKind.DB_CHECKSUM: "DBChecksum",
 }
 
+
 @dataclass(frozen=True)
 class ReportStyle:
     """How a report is marked up. Every field is something real reports (or pasted copies of
