@@ -316,6 +316,14 @@ def test_the_count_line_names_the_results_read() -> None:
 
 # --- ESRP 4.0: vertical per-server tables under captions (seed 002) ------------------------------
 
+# Seed 002's one error: Table 1's 1,750 active mailboxes per server x 0.10 tested IOPS = 175,
+# while every appendix report targets 350 IOPS (3,500 mailboxes, as their test descriptions say).
+ERRORS_002 = {("config.report_target", 189)}
+
+
+def _new_errors(path: Path) -> set[tuple[str, int | None]]:
+    return {(f.check, f.line) for f in audit_document(path).findings if f.severity == "error"} - ERRORS_002
+
 
 def test_esrp_4_vertical_tables_are_read_per_server_from_their_captions() -> None:
     """'Table 5 Server 1 test results' then 'Database I/O | Value' rows: one column per caption's
@@ -328,7 +336,7 @@ def test_esrp_4_vertical_tables_are_read_per_server_from_their_captions() -> Non
     assert first["reads"] == (265, ["317.776"]) and first["writes"] == (266, ["115.72"])
     assert first["read_latency"] == (267, ["16.576"]) and first["log_latency"] == (271, ["0.828"])
     result = audit_document(DATA / "dellemc-002.txt")
-    assert result.errors == 0
+    assert {(f.check, f.line) for f in result.findings if f.severity == "error"} == ERRORS_002
     assert result.results_read[0] == "Performance results of 4 server(s)"
     assert result.esrp_version == "4.0"  # "Microsoft ESRP 4.0" on its first page
 
@@ -346,7 +354,11 @@ def test_a_slip_in_an_esrp_4_vertical_table_is_an_error(tmp_path: Path, old: str
     assert text.count(old) == 1
     path = tmp_path / "planted.txt"
     path.write_text(text.replace(old, new), encoding="utf-8")
-    errors = [f for f in audit_document(path).findings if f.severity == "error"]
+    errors = [
+        f
+        for f in audit_document(path).findings
+        if f.severity == "error" and (f.check, f.line) not in ERRORS_002
+    ]
     assert [f.check for f in errors] == ["server.achieved_sum"]
     # Which of the three figures slipped cannot be told from one relation: the finding sits at
     # the Transfers row of that server's table (choosing the culprit is not done yet).
@@ -392,7 +404,7 @@ def test_esrp_4_appendix_reports_without_titles_are_read() -> None:
     ]
     assert all(len(r.tables) == 4 for r in runs)  # transactional, maintenance, replication, total
     result = audit_document(DATA / "dellemc-002.txt")
-    assert result.errors == 0 and result.checked > 200
+    assert result.errors == len(ERRORS_002) and result.checked > 200
     assert "4 appendix report(s) with I/O tables" in result.results_read
 
 
@@ -402,7 +414,7 @@ def test_a_slip_in_an_esrp_4_appendix_table_is_an_error(tmp_path: Path) -> None:
     assert text.count(old) == 1
     path = tmp_path / "planted.txt"
     path.write_text(text.replace(old, "Instance3296.2\t16.016\t1.511\t55.436"), encoding="utf-8")
-    errors = {(f.check, f.line) for f in audit_document(path).findings if f.severity == "error"}
+    errors = _new_errors(path)
     # Found by two relations (the achieved IOPS sum, Total = transactional + maintenance); both
     # point at the report's first line, not yet at the cell (issue 21, item 5, open).
     assert errors == {("appendix.achieved", 344), ("appendix.total_table", 344)}
