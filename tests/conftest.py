@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,16 @@ def vmax_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.exit_code == 0, result.output
     assert "PASS" in result.output
     return out
+
+
+@pytest.fixture(scope="module", params=["native", "numpy"])
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A .blg engine for a whole test module (the compiled gather-and-cook pass, then NumPy);
+    the .blg test modules use it on every test (``pytestmark``)."""
+    from esrp_report.ingest.perfmon import blg
+
+    if request.param == "native" and not blg.native_engine_built():
+        pytest.skip("the compiled .blg engine was not built (no C compiler)")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blg, "ENGINE", request.param)
+        yield request.param

@@ -6,7 +6,6 @@ notes' plausibility checks) and how damage to it is accounted for.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,20 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
-from esrp_report.ingest.perfmon import blg as blg_module
 from esrp_report.ingest.perfmon.blg import BlgFile, read_blg
 from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 
-
-@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
-    if request.param == "native" and blg_module._blgcook is None:
-        pytest.skip("the compiled .blg engine was not built (no C compiler)")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blg_module, "ENGINE", request.param)
-        yield request.param
+# Every test runs with both engines (the "engine" fixture: tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 SAMPLE = Path(__file__).parent / "data" / "blg" / "SampleLog.blg"

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import csv
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
-from esrp_report.ingest.perfmon import blg as blg_module
 from esrp_report.ingest.perfmon.blg import BlgFile, read_blg
 from esrp_report.model.errors import UnsupportedFormatError
 
@@ -27,14 +25,8 @@ BAD = DATA / "BadCounterSamples.blg"
 CORRUPT = DATA / "CorruptBlg.blg"
 
 
-@pytest.fixture(params=["native", "numpy"], autouse=True)
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test runs with both engines."""
-    if request.param == "native" and blg_module._blgcook is None:
-        pytest.skip("the compiled .blg engine was not built (no C compiler)")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blg_module, "ENGINE", request.param)
-        yield request.param
+# Every test runs with both engines (the "engine" fixture: tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 def _table(path: Path, delimiter: str) -> list[list[str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,15 +32,8 @@ from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 from esrp_synth import blg_raw_writer as rw
 from esrp_synth.blg_raw_writer import Clock, LogHeader, RawArray, RawBlgWriter, RawCounter, RawItem, RawValue
 
-
-@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
-    if request.param == "native" and not blg_module.native_engine_built():
-        pytest.skip("the compiled .blg engine was not built (no C compiler)")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blg_module, "ENGINE", request.param)
-        yield request.param
+# Every test runs with both engines (the "engine" fixture: tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 PERF_FREQ = 2_630_633  # the log's PerfFreq (CounterSamples.blg's): time base of perf-time types

@@ -7,7 +7,6 @@ reader's own cooking code.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -22,15 +21,8 @@ from esrp_report.ingest.perfmon.blg import BlgFile, read_blg
 from esrp_report.model.errors import CounterLogError, InputError
 from esrp_synth import blg_writer as w
 
-
-@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
-    if request.param == "native" and blg_module._blgcook is None:
-        pytest.skip("the compiled .blg engine was not built (no C compiler)")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blg_module, "ENGINE", request.param)
-        yield request.param
+# Every test runs with both engines (the "engine" fixture: tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 FREQ = 10_000_000  # block PerfFreq

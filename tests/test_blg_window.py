@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,21 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
-from esrp_report.ingest.perfmon import blg as blg_module
 from esrp_report.ingest.perfmon.blg import read_blg, window_averages, window_report
 from esrp_report.ingest.perfmon.counter_types import WINDOW_WHY, Formula, RawEnds, window_average
 from esrp_report.model.errors import CounterLogError
 from esrp_synth import blg_writer as w
 
-
-@pytest.fixture(scope="module", params=["native", "numpy"], autouse=True)
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test runs with both engines: the compiled gather-and-cook pass and NumPy."""
-    if request.param == "native" and blg_module._blgcook is None:
-        pytest.skip("the compiled .blg engine was not built (no C compiler)")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blg_module, "ENGINE", request.param)
-        yield request.param
+# Every test runs with both engines (the "engine" fixture: tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 FREQ = 10_000_000
