@@ -192,3 +192,11 @@ def _structure(
 
 def _stride(length: int) -> int:
     return (length + 7) & ~7
+
+
+def numbered_instance(name: str, seen: dict[str, int]) -> str:
+    """An instance name as perfmon shows a repeat within one object or wildcard: ``name``,
+    ``name#1``, ``name#2``, ... (``seen`` counts the names met so far)."""
+    occurrence = seen.get(name, 0)
+    seen[name] = occurrence + 1
+    return name if occurrence == 0 else f"{name}#{occurrence}"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from esrp_report.ingest.guards import ascii_int
 from esrp_report.ingest.perfmon.blg.columns import _Columns
-from esrp_report.ingest.perfmon.blg.layouts import _Builder, _Malformed, _Notes, _SubRecord
+from esrp_report.ingest.perfmon.blg.layouts import _Builder, _Malformed, _Notes, _SubRecord, numbered_instance
 from esrp_report.ingest.perfmon.counter_types import KNOWN, CounterType, Formula, Second, is_base, type_name
 
 _OBJECT_TAG = b"BL\x03\x05"  # a PERF_DATA_BLOCK
@@ -137,9 +137,7 @@ class _Perflib:
                     text = text.split("\x00", 1)[0]
                     if parent_index:
                         text = f"{self._name(machine, parent_index)}#{parent_instance}/{text}"
-                    occurrence = seen.get(text, 0)
-                    seen[text] = occurrence + 1
-                    display = text if occurrence == 0 else f"{text}#{occurrence}"
+                    display = numbered_instance(text, seen)
                     block_at = p + i_len
                     block_len = self._counter_block(record, block_at, object_end, variable)
                     instances.append((display, block_at, block_len))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from esrp_report.ingest.perfmon.blg.columns import _Columns
 from esrp_report.ingest.perfmon.blg.header import _utf16z
-from esrp_report.ingest.perfmon.blg.layouts import _Builder, _Malformed, _Notes, _SubRecord
+from esrp_report.ingest.perfmon.blg.layouts import _Builder, _Malformed, _Notes, _SubRecord, numbered_instance
 from esrp_report.ingest.perfmon.counter_types import KNOWN, CounterType, Formula, Second
 
 _RAW_TAG = b"BL\x03\x01"  # one counter's PDH_RAW_COUNTER
@@ -156,9 +156,7 @@ class _RawCounters:
                 )
             built.variable.append((item + 4, item + _RAW_ITEM.size))  # multi count, N, D
             name = _utf16z(record[start:end])
-            occurrence = seen.get(name, 0)
-            seen[name] = occurrence + 1
-            shown = name if occurrence == 0 else f"{name}#{occurrence}"
+            shown = numbered_instance(name, seen)
             instance = shown if entry.parent is None else f"{entry.parent}/{shown}"
             self._value(
                 built, entry, instance, status=status, values=(item + 8, item + 16, item + 4), where=where
