@@ -320,12 +320,13 @@ class _Container:
         prefix = _PDH_EVENT_HEADER + _FRAGMENT_PREFIX
         if prefix <= size and position + size <= used:
             return (size + 7) & ~7
-        found = bytes(buffer[position + 8 : used]).find(_PDH_CLASS)
+        rest = bytes(buffer[position + 8 : used])  # copied once, searched until an aligned match
+        found = rest.find(_PDH_CLASS)
         while found >= 0:
             start = position + 8 + found - _CLASS_AT
             if start > position and start % 8 == 0:
                 return start - position
-            found = bytes(buffer[position + 8 : used]).find(_PDH_CLASS, found + 1)
+            found = rest.find(_PDH_CLASS, found + 1)
         return None
 
     def _report_skipped(self, number: int) -> None:
