@@ -166,6 +166,12 @@ def test_an_unknown_sample_layout_is_unsupported_naming_the_producer(tmp_path: P
         read_blg(path)
     assert "42 4C 03 07" in str(caught.value)
     assert "damaged" not in str(caught.value)
+    with BlgFile(path) as log:
+        for _batch in log.batches():
+            pass
+        # One problem names the first such sample and counts them all as lost.
+        assert (log.samples_read, log.samples_lost, log.samples_unsupported) == (0, 25, 25)
+        assert sum(p.lost for p in log.problems) == log.samples_lost
     result = CliRunner().invoke(app, ["inspect", str(path), "--json"])
     assert result.exit_code == 2
     # What could be read is shown: the header, the machine, the counters asked for.

@@ -131,6 +131,7 @@ class _Decoder:
         self._failures: dict[int, int] = {}  # PDH status -> failed counters (or wildcards) with it
         self._values_missing = 0  # cells left empty by those failures (a wildcard lists none)
         self._failed_at: list[int] = []  # local stamps of the first such samples
+        self._first_unsupported: tuple[_Record, str] | None = None
         self.window: _Window | None = None
         # How the engine reads the current layout's slots, made on the layout's first run.
         self._gather_planned: tuple[_Layout, _GatherPlan] | None = None
@@ -337,10 +338,24 @@ class _Decoder:
         return current
 
     def failure_problems(self) -> list[Problem]:
-        """The samples in which some counters have no value because their collection failed (a
-        PDH status other than valid data): how many, when, which statuses, how many values."""
+        """The samples of a layout not understood (how many, the first named), and those in
+        which some counters have no value because their collection failed (a PDH status other
+        than valid data): how many, when, which statuses, how many values."""
+        problems = []
+        if self._first_unsupported is not None:
+            record, why = self._first_unsupported
+            problems.append(
+                Problem(
+                    self.layouts.source,
+                    f"sample at {_local_text(record.stamp)} not understood: {why}; "
+                    f"{self.samples_unsupported} sample(s) of a layout this reader does not support "
+                    "are skipped and counted as lost",
+                    location=_where(record),
+                    lost=self.samples_unsupported,
+                )
+            )
         if not self.error_samples:
-            return []
+            return problems
         statuses = ", ".join(
             f"{count} x 0x{status:08X} {PDH_STATUS_NAMES.get(status, '(unknown status)')}"
             for status, count in sorted(self._failures.items())
@@ -348,28 +363,23 @@ class _Decoder:
         when = ", ".join(_local_text(s) for s in self._failed_at)
         more = self.error_samples - len(self._failed_at)
         return [
+            *problems,
             Problem(
                 self.layouts.source,
                 f"{self.error_samples} sample(s) with counters whose collection failed: "
                 f"{self._values_missing} value(s) missing ({statuses}); those values are left "
                 "empty (a two-sample counter's next value too), the samples' other values are read",
                 location=f"samples at {when}" + (f" and {more} more" if more > 0 else ""),
-            )
+            ),
         ]
 
     def unsupported(self, record: _Record, why: str) -> None:
+        """A sample of a layout this reader does not know: counted lost; the first one is named
+        (``failure_problems`` says how many in all)."""
         self.samples_unsupported += 1
         self.samples_lost += 1
-        if self.samples_unsupported == 1:
-            self.problems.append(
-                Problem(
-                    self.layouts.source,
-                    f"sample at {_local_text(record.stamp)} not understood: {why}; samples of a layout "
-                    "this reader does not support are skipped and counted as lost",
-                    location=_where(record),
-                    lost=1,
-                )
-            )
+        if self._first_unsupported is None:
+            self._first_unsupported = (record, why)
 
     def damaged(self, record: _Record, why: str) -> None:
         self.samples_lost += 1
