@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule
+from esrp_report.audit.blame import blame
 from esrp_report.audit.context import Context, build_context
 from esrp_report.audit.findings import merged, ordered
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, summed_half
@@ -66,6 +67,7 @@ def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     result.recognised = recognised(doc)
     ctx = build_context(doc, rules, result)
     _relations(ctx)
+    blame(ctx.evaluated)
     result.results_read = results_read(ctx)
     result.findings = ordered(merged(result.findings))
     return result

@@ -5,6 +5,8 @@ tables; and which appendix report is a column's (``run_for``)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from esrp_report.analysis.intervals import Iv
@@ -12,8 +14,40 @@ from esrp_report.analysis.rules import Rule
 from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT
 from esrp_report.audit.result import AuditResult
-from esrp_report.model import DocNumber, PublishedDocument, Run, TestKind
+from esrp_report.model import DocNumber, PublishedDocument, PublishedReport, Run, TestKind
 from esrp_report.model.findings import ERROR, NOTE, Finding
+
+# A figure a relation is worked out from: a printed number (a sum's term, coefficient 1) or a
+# number with the coefficient it has in the relation (1/n for a mean of n; 0 when the relation
+# only bounds it on one side, so that no change of it is sure to break the relation).
+Term = DocNumber | tuple[DocNumber | None, float] | None
+
+
+@dataclass(slots=True)
+class Evaluated:
+    """One relation as evaluated: the printed cells it was worked out from (the subject first) with
+    their coefficients, how far a change may go before it is sure to fail (``slack``), how far
+    outside its tolerance the subject is (``excess``, 0 when it holds), and the findings it gave.
+    ``blamed``: the relation group already chose which of its cells is the slip."""
+
+    check: str
+    subject: DocNumber | None
+    cells: list[tuple[DocNumber, float]]
+    slack: float
+    excess: float
+    offset: float = 0.0  # the subject minus the middle of what it should be
+    tolerance: float = 0.0
+    findings: list[Finding] = field(default_factory=list)
+    blamed: bool = False
+
+    def shift(self, number: DocNumber, coefficient: float) -> tuple[float, float]:
+        """The changes of one of its cells that would make the relation hold."""
+        if number is self.subject:
+            return (-self.offset - self.tolerance, -self.offset + self.tolerance)
+        if not coefficient:
+            return (-math.inf, math.inf)
+        lo, hi = (self.offset - self.tolerance) / coefficient, (self.offset + self.tolerance) / coefficient
+        return (min(lo, hi), max(lo, hi))
 
 
 @dataclass
@@ -37,10 +71,66 @@ class Context:
     databases: DocNumber | None  # databases per host, as the configuration states
     runs: list[Run]  # the appendix's reports that could be read
     columns: dict[TestKind, list[Column]]  # each server's column, per test
+    evaluated: list[Evaluated] = field(default_factory=list)
 
-    def add(self, severity: str, check: str, message: str, **where: object) -> None:
+    def add(self, severity: str, check: str, message: str, **where: object) -> Finding:
         """A finding, where ``where`` says (section, table, row, column, line, printed, expected...)."""
-        self.result.findings.append(Finding(severity, check, message, **where))  # type: ignore[arg-type]
+        finding = Finding(severity, check, message, **where)  # type: ignore[arg-type]
+        self.result.findings.append(finding)
+        return finding
+
+    def cover(
+        self, subject: DocNumber | None, expected: Iv | None, terms: Iterable[Term] = (), check: str = ""
+    ) -> Evaluated:
+        """Count one relation evaluated, and note the printed cells it was worked out from, each with
+        its guard: how far it can move before the relation is sure to fail. For the subject that is
+        the expected interval's half width, plus its own half unit, plus how far it is from the
+        middle today: any larger change, up or down, breaks the relation (the same for every
+        term, divided by its coefficient)."""
+        self.result.checked += 1
+        slack, excess, offset, tolerance = math.inf, 0.0, 0.0, 0.0
+        cells: list[tuple[DocNumber, float]] = []
+        if subject is not None and expected is not None:
+            tolerance = (expected.hi - expected.lo) / 2 + subject.half_unit
+            offset = subject.value - expected.mid
+            residual = abs(offset)
+            slack, excess = tolerance + residual, max(residual - tolerance, 0.0)
+            self.result.guard(subject, slack)
+            if subject.placed:
+                cells.append((subject, 1.0))
+        for term in terms:
+            number, coefficient = (term, 1.0) if not isinstance(term, tuple) else term
+            if number is not None:
+                self.result.guard(number, slack / abs(coefficient) if coefficient else math.inf)
+                if number.placed:
+                    cells.append((number, coefficient))
+        record = Evaluated(check, subject, cells, slack, excess, offset, tolerance)
+        self.evaluated.append(record)
+        return record
+
+    def report_of(self, run: Run) -> PublishedReport | None:
+        """The appendix report a run was read from."""
+        return next((r for r in self.doc.reports if r.run is run), None)
+
+    def column_cells(
+        self, run: Run, table: str, fields: Iterable[str], coefficient: float = 1.0
+    ) -> list[Term]:
+        """The printed cells of some fields of a run's per-instance table (``TableKind`` value), as
+        terms of a sum (or, with 1/n, a mean) over its instances."""
+        report = self.report_of(run)
+        if report is None:
+            return []
+        wanted = set(fields)
+        return [
+            (number, coefficient)
+            for key, number in report.cells.items()
+            if key[0] == "instance" and key[1] == table and key[3] in wanted
+        ]
+
+    def cell(self, run: Run, *key: str) -> DocNumber | None:
+        """One printed cell of a run's report by its key (``PublishedReport.cells``)."""
+        report = self.report_of(run)
+        return None if report is None else report.cells.get(key)
 
     def relation(
         self,
@@ -52,16 +142,22 @@ class Context:
         derivation: str,
         severity: str = ERROR,
         printed_iv: Iv | None = None,
+        terms: Iterable[Term] = (),
         **where: object,
     ) -> bool:
-        """Does a printed figure meet what the document's other figures say it must be?"""
-        self.result.checked += 1
+        """Does a printed figure meet what the document's other figures say it must be? ``terms``
+        are the printed figures ``expected`` was worked out from; a finding is placed at the printed
+        figure's own line when it was read from a cell."""
+        record = self.cover(printed, expected, terms, check)
+        if printed.placed:
+            where["line"] = printed.line
         mine = printed_iv or Iv.of(printed)
         if mine.meets(expected):
+            record.excess = 0.0
             return True
         best = min(max(printed.value, expected.lo), expected.hi)
         shown = fmt(expected.mid, max(printed.decimals, 0))
-        self.add(
+        finding = self.add(
             severity,
             check,
             f"{what}: printed {printed.text}, expected {shown}",
@@ -71,6 +167,8 @@ class Context:
             relative_difference=relative(printed.value, best),
             **where,
         )
+        record.findings.append(finding)
+        record.excess = max(record.excess, 1e-12)
         return False
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from esrp_report import model as m
@@ -39,6 +40,16 @@ class AuditResult:
     # The ESRP results read: figures of servers in per-server tables, appendix reports with I/O
     # tables, trend tables. Without one, the document's results were not read, whatever else was.
     results_read: list[str] = field(default_factory=list)
+    # Every printed cell some evaluated relation was worked out from, (line, cell) -> its guard:
+    # the least change sure to break one of those relations (inf: it takes part, but no change of
+    # it is sure to break one).
+    guards: dict[tuple[int, int], float] = field(default_factory=dict)
+
+    def guard(self, number: m.DocNumber, slack: float) -> None:
+        """Note a printed cell a relation uses, and how far it may move before that relation fails."""
+        if number.placed:
+            key = (number.line, number.column)
+            self.guards[key] = min(self.guards.get(key, math.inf), slack)
 
     @property
     def errors(self) -> int:

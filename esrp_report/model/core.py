@@ -643,6 +643,11 @@ class DocNumber:
     decimals: int
     text: str
     percent: bool = False
+    # Where it is printed: the document line and the cell of that line's row (0 = the label cell).
+    # Not part of equality: the same figure printed twice is the same number. 0 / -1 when the
+    # figure was not read from a cell (a value worked out, a fact's leading figure).
+    line: int = field(default=0, compare=False)
+    column: int = field(default=-1, compare=False)
 
     @staticmethod
     def parse(text: str) -> DocNumber | None:
@@ -665,6 +670,15 @@ class DocNumber:
     def half_unit(self) -> float:
         """Half of the last printed digit: the most that rounding can have moved the value."""
         return 0.5 * 10.0**-self.decimals
+
+    def at(self, line: int, column: int) -> DocNumber:
+        """The same number, placed at a cell of a line."""
+        return DocNumber(self.value, self.decimals, self.text, self.percent, line, column)
+
+    @property
+    def placed(self) -> bool:
+        """Was it read from a cell of the document (so that a relation over it covers a cell)?"""
+        return self.line > 0 and self.column >= 0
 
 
 @dataclass
@@ -740,6 +754,9 @@ class PublishedReport:
     last_line: int
     run: Run | None = None
     problem: str | None = None
+    # The report's figures as printed, each at its line and cell, by what they are (the report
+    # reader's keys: ("instance", table kind, instance, field), ("sizing", field), ...).
+    cells: dict[tuple[str, ...], DocNumber] = field(default_factory=dict)
 
 
 @dataclass

@@ -25,3 +25,6 @@ class Finding:
     expected: str | None = None
     derivation: str | None = None
     relative_difference: float | None = None
+    # Every line of a printed cell the finding is about, when it is about several (a column of a
+    # table wrong in several rows); ``line`` is the first of them.
+    lines: tuple[int, ...] = ()

@@ -36,6 +36,8 @@ def against_servers(ctx: Context, test: TestKind, columns: list[Column]) -> None
             is_rate = row.key in ("achieved", "transfers", "reads", "writes", "log_writes")
             expected = sum_of(known) if is_rate else sum_of(known).scale(1 / len(known))
             corrected = [c.name for c in columns if row.key in c.corrected]
+            share = 1.0 if is_rate else 1 / len(known)
+            terms = [(c.values.get(row.key), share) for c in columns if row.key not in c.corrected]
             how = "sum over servers" if is_rate else "mean of the servers"
             if corrected:
                 how += f" (with {', '.join(corrected)} as their own rows imply)"
@@ -50,6 +52,7 @@ def against_servers(ctx: Context, test: TestKind, columns: list[Column]) -> None
                 row=row.label,
                 column="Values across all servers",
                 line=row.line,
+                terms=terms,
             )
             if row.target is not None and row.key == "achieved":
                 targets = [
@@ -71,4 +74,5 @@ def against_servers(ctx: Context, test: TestKind, columns: list[Column]) -> None
                         row=row.label,
                         column="Target values",
                         line=row.line,
+                        terms=[(per_server, len(columns))],
                     )

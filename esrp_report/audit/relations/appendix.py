@@ -8,7 +8,7 @@ from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import RunEvidence, Status, evaluate_run, roll_up
-from esrp_report.audit.context import Context
+from esrp_report.audit.context import Context, Evaluated, Term
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, decimals_of, summed_half
 from esrp_report.model import DocNumber, Run, TableKind, TestKind
 from esrp_report.model.findings import ERROR, WARNING
@@ -27,7 +27,9 @@ def achieved_iops(ctx: Context, run: Run, report: m.PublishedReport) -> None:
     # The report reader keeps the value, not its text: the decimals are those of the shortest
     # repr, which can only drop trailing zeros — a wider interval, never a narrower one.
     decimals = decimals_of(achieved)
-    printed = DocNumber(achieved, decimals, f"{achieved:.{decimals}f}")
+    printed = report.cells.get(("sizing", "achieved_iops")) or DocNumber(
+        achieved, decimals, f"{achieved:.{decimals}f}"
+    )
     ctx.relation(
         "appendix.achieved",
         printed,
@@ -37,6 +39,7 @@ def achieved_iops(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         section=f"Appendix: {report.title}",
         table="Database sizing and throughput",
         line=report.first_line,
+        terms=ctx.column_cells(run, TableKind.TRANSACTIONAL.value, (m.DB_READS, m.DB_WRITES)),
     )
 
 
@@ -59,20 +62,30 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
     )
     tr = {r.instance: r.values for r in trans.rows}
     h = INSTANCE_HALF_UNIT
-    failures: dict[str, list[tuple[str, float, float]]] = {}  # key -> (instance, printed, expected)
+    cells = report.cells
+    # key -> (instance, printed, expected, line)
+    failures: dict[str, list[tuple[str, float, float, int | None]]] = {}
+    records: dict[str, list[Evaluated]] = {}
+    transactional, maintenance = TableKind.TRANSACTIONAL.value, TableKind.BACKGROUND_MAINTENANCE.value
+    replication = TableKind.LOG_REPLICATION.value
     for row in total.rows:
         t = tr.get(row.instance)
         if t is None:
             continue
-        pairs: list[tuple[str, float | None, Iv | None]] = []
+        pairs: list[tuple[str, float | None, Iv | None, list[Term]]] = []
         b = bdm.get(row.instance, {})
         r = repl.get(row.instance, {})
+        instance = row.instance
         if m.BDM_READS in b and m.DB_READS in t:
             pairs.append(
                 (
                     m.DB_READS,
                     row.values.get(m.DB_READS),
                     Iv.of(t[m.DB_READS], h) + Iv.of(b[m.BDM_READS], h),
+                    [
+                        cells.get(("instance", transactional, instance, m.DB_READS)),
+                        cells.get(("instance", maintenance, instance, m.BDM_READS)),
+                    ],
                 )
             )
         for key in (
@@ -84,22 +97,31 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             m.DB_WRITE_BYTES,
         ):
             if key in t:
-                pairs.append((key, row.values.get(key), Iv.of(t[key], h)))
+                term = cells.get(("instance", transactional, instance, key))
+                pairs.append((key, row.values.get(key), Iv.of(t[key], h), [term]))
         for key in (m.LOG_READS, m.LOG_READ_BYTES):
             if key in r:
-                pairs.append((key, row.values.get(key), Iv.of(r[key], h)))
-        for key, printed, expected in pairs:
+                term = cells.get(("instance", replication, instance, key))
+                pairs.append((key, row.values.get(key), Iv.of(r[key], h), [term]))
+        for key, printed, expected, terms in pairs:
             if printed is None or expected is None:
                 continue
-            ctx.result.checked += 1
-            if not Iv.of(printed, h).meets(expected):
-                failures.setdefault(key, []).append((row.instance, printed, expected.mid))
+            cell = cells.get(("instance", TableKind.TOTAL.value, instance, key))
+            record = ctx.cover(cell or DocNumber(printed, 3, f"{printed:.3f}"), expected, terms)
+            if Iv.of(printed, h).meets(expected):
+                record.excess = 0.0
+            else:
+                record.excess = max(record.excess, 1e-12)
+                records.setdefault(key, []).append(record)
+                failures.setdefault(key, []).append(
+                    (row.instance, printed, expected.mid, cell.line if cell else None)
+                )
     for key, rows in failures.items():
         source = (
             "Log Replication" if key in (m.LOG_READS, m.LOG_READ_BYTES) else "Transactional"
         ) + " I/O Performance"
         formula = "transactional + maintenance reads" if key == m.DB_READS else f"the {source} table's value"
-        ctx.add(
+        finding = ctx.add(
             ERROR,
             "appendix.total_table",
             f"{run.machine} {run.kind.value}: Total I/O Performance column {key} "
@@ -109,11 +131,14 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             section=f"Appendix: {report.title}",
             table="Total I/O Performance",
             column=key,
-            line=report.first_line,
+            line=rows[0][3] or report.first_line,
+            lines=tuple(line for *_, line in rows if line),
             printed=f"{rows[0][1]:.3f}",
             expected=f"{rows[0][2]:.3f}",
             derivation=f"Total I/O Performance = {formula}",
         )
+        for record in records[key]:
+            record.findings.append(finding)
 
 
 def host_range(ctx: Context, run: Run, report: m.PublishedReport) -> None:
@@ -122,11 +147,14 @@ def host_range(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         lo, avg, hi = counter.minimum, counter.average, counter.maximum
         if lo is None or avg is None or hi is None:
             continue
-        ctx.result.checked += 1
+        cells = [report.cells.get(("host", counter.name, s)) for s in ("minimum", "average", "maximum")]
+        record = ctx.cover(cells[1], Iv(lo, hi).widen(0.0005), [(cells[0], 0.0), (cells[2], 0.0)])
         if lo - 0.0005 <= avg <= hi + 0.0005 and lo <= hi:
             continue
         wrong = "Average" if (avg < lo or avg > hi) else "Minimum/Maximum"
-        ctx.add(
+        record.excess = max(record.excess, 1e-12)
+        record.blamed = True  # the average is named: its bounds are two figures against one
+        finding = ctx.add(
             ERROR,
             "appendix.host_range",
             f"{run.machine} {run.kind.value}: {counter.name} has Minimum {lo:,.3f}, Average {avg:,.3f}, "
@@ -135,11 +163,12 @@ def host_range(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             table="Host system performance",
             row=counter.name,
             column=wrong,
-            line=report.first_line,
+            line=placed.line if (placed := cells[1] or cells[0]) else report.first_line,
             printed=f"{avg:.3f}",
             expected=f"between {lo:.3f} and {hi:.3f}",
             derivation="Minimum <= Average <= Maximum",
         )
+        record.findings.append(finding)
 
 
 def verdict(ctx: Context, run: Run, report: m.PublishedReport) -> None:
@@ -153,7 +182,7 @@ def verdict(ctx: Context, run: Run, report: m.PublishedReport) -> None:
     stated = {rule.id for rule in ctx.rules if rule.measure == "reported_result"}
     results = [r for r in evaluate_run(evidence, ctx.rules) if r.rule_id not in stated]
     status = roll_up(results)
-    ctx.result.checked += 1
+    ctx.cover(None, None)
     verdict = run.overall_result.strip().casefold()
     if verdict == "pass" and status is Status.FAIL:
         failed = next(r for r in results if r.status is Status.FAIL)
@@ -198,7 +227,7 @@ def jetstress_log(ctx: Context, run: Run, report: m.PublishedReport) -> None:
     maximum = log.thresholds.db_read_max_ms
     expected = {TestKind.PERFORMANCE: 100.0, TestKind.STRESS: 200.0}.get(run.kind)
     if maximum is not None and expected is not None:
-        ctx.result.checked += 1
+        ctx.cover(None, None)
         if maximum != expected:
             ctx.add(
                 WARNING,
@@ -215,7 +244,7 @@ def jetstress_log(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         interval = log.logging_intervals_ms[0] / 1000
         queried = log.samples_queried[-1][1]
         if seconds > 0 and interval > 0:
-            ctx.result.checked += 1
+            ctx.cover(None, None)
             expected_samples = seconds / interval
             if abs(queried - expected_samples) > max(3, 0.02 * expected_samples):
                 ctx.add(

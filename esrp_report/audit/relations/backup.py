@@ -6,7 +6,7 @@ from __future__ import annotations
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
-from esrp_report.audit.context import Context, run_for
+from esrp_report.audit.context import Context, Term, run_for
 from esrp_report.audit.findings import relative
 from esrp_report.audit.intervals import sum_of
 from esrp_report.model import DocNumber, Run, SummaryTable, TestKind
@@ -33,6 +33,7 @@ def _backup_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
         run = next((r for r in runs if r.machine and r.machine.casefold() in name.casefold()), None)
         if run is not None:
             figures = agg.backup_figures(run)
+            rates = [ctx.cell(run, "backup", r.instance, "mb_per_sec") for r in run.backup]
             if figures and db_value is not None and figures.mb_per_sec_per_database is not None:
                 ctx.relation(
                     "backup.appendix",
@@ -43,6 +44,7 @@ def _backup_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
                     table="Database read-only performance",
                     column=name,
                     line=per_db.line if per_db else None,
+                    terms=[(rate, 1 / figures.databases) for rate in rates],
                 )
             if figures and server_value is not None and figures.mb_per_sec_per_server is not None:
                 ctx.relation(
@@ -54,6 +56,7 @@ def _backup_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
                     table="Database read-only performance",
                     column=name,
                     line=per_server.line if per_server else None,
+                    terms=rates,
                 )
         if db_value is not None and server_value is not None and ctx.databases is not None:
             ctx.relation(
@@ -66,6 +69,7 @@ def _backup_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
                 table="Database read-only performance",
                 column=name,
                 line=per_server.line if per_server else None,
+                terms=[(db_value, ctx.databases.value), (ctx.databases, db_value.value)],
             )
 
 
@@ -82,6 +86,15 @@ def _replay_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
                 continue
             ratios = [Iv.of(r.elapsed_seconds or 0.0, 0.0005) / Iv.of(r.logs_replayed or 1.0) for r in rows]
             expected = sum_of(ratios).scale(1 / len(ratios))
+            terms: list[Term] = []
+            for r in rows:
+                logs, seconds = r.logs_replayed or 1.0, r.elapsed_seconds or 0.0
+                terms.append(
+                    (ctx.cell(run, "recovery", r.instance, "elapsed_seconds"), 1 / (len(rows) * logs))
+                )
+                terms.append(
+                    (ctx.cell(run, "recovery", r.instance, "logs_replayed"), seconds / (len(rows) * logs**2))
+                )
             ctx.relation(
                 "replay.appendix",
                 printed,
@@ -91,6 +104,7 @@ def _replay_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
                 table="Transaction log recovery/replay performance",
                 column=name,
                 line=row.line,
+                terms=terms,
             )
 
 
@@ -114,7 +128,8 @@ def backup_rows(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         expected = Iv.of(row.database_size_mb, 0.005) / Iv(row.elapsed_seconds, row.elapsed_seconds + 1)
         ctx.relation(
             "appendix.backup_rate",
-            DocNumber(row.mb_per_sec, 2, f"{row.mb_per_sec:.2f}"),
+            report.cells.get(("backup", row.instance, "mb_per_sec"))
+            or DocNumber(row.mb_per_sec, 2, f"{row.mb_per_sec:.2f}"),
             expected,
             what=f"{run.machine} backup, {row.instance}: MBytes Transferred/sec",
             derivation="Database Size (MBytes) / Elapsed Backup Time",
@@ -122,6 +137,7 @@ def backup_rows(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             table="Database backup statistics",
             row=row.instance,
             line=report.first_line,
+            terms=[(report.cells.get(("backup", row.instance, "database_size_mb")), 1 / row.elapsed_seconds)],
         )
 
 
@@ -144,7 +160,8 @@ def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             continue
         ctx.relation(
             "appendix.checksum_sum",
-            DocNumber(printed, 0, f"{printed:.0f}"),
+            report.cells.get(("checksum", total.database, attribute))
+            or DocNumber(printed, 0, f"{printed:.0f}"),
             Iv.of(sum(values)),
             what=f"{run.machine} checksum (Sum) {label}",
             derivation="sum of the databases' rows",
@@ -152,6 +169,7 @@ def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             table="Checksum statistics",
             row="(Sum)",
             line=report.first_line,
+            terms=[report.cells.get(("checksum", r.database, attribute)) for r in rows],
         )
     longest = max((r.seconds_taken or 0.0) for r in rows)
     if total.seconds_taken is not None and longest > total.seconds_taken + 1:

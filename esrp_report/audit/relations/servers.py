@@ -4,9 +4,10 @@ document's convention (transactional or total reads, facts §9) detected and sta
 
 from __future__ import annotations
 
+from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
-from esrp_report.audit.context import Column, Context, run_for
+from esrp_report.audit.context import Column, Context, Term, run_for
 from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import sum_of, summed_half
 from esrp_report.audit.result import RecomputedRow
@@ -30,9 +31,11 @@ def achieved_sums(ctx: Context, test: TestKind, columns: list[Column]) -> None:
         if reads is None or writes is None or total is None:
             continue
         expected = Iv.of(reads).widen(half) + Iv.of(writes).widen(half)
-        ctx.result.checked += 1
+        record = ctx.cover(total, expected, (reads, writes), "server.achieved_sum")
         if Iv.of(total).meets(expected):
+            record.excess = 0.0
             continue
+        record.blamed = True  # the appendix, then the aggregate, decide below
         # Which of the three is the slip? The appendix, then the aggregate, decide.
         culprit = _culprit(ctx, test, col, total=total, reads=reads, writes=writes, key=key)
         if culprit == "reads":
@@ -44,7 +47,8 @@ def achieved_sums(ctx: Context, test: TestKind, columns: list[Column]) -> None:
         else:
             value, printed, metric = expected, total, key
         col.corrected[metric] = value
-        ctx.add(
+        record.excess = max(record.excess, 1e-12)
+        finding = ctx.add(
             ERROR,
             "server.achieved_sum",
             f"{col.name} ({test.value}): {col.labels.get(metric, metric)} printed {printed.text}; "
@@ -60,6 +64,7 @@ def achieved_sums(ctx: Context, test: TestKind, columns: list[Column]) -> None:
             derivation=f"{key} = reads/sec + writes/sec",
             relative_difference=relative(printed.value, value.mid),
         )
+        record.findings.append(finding)
 
 
 def _culprit(
@@ -132,6 +137,7 @@ def against_appendix(ctx: Context, test: TestKind, columns: list[Column]) -> Non
             "transfers": (figures.transfers, 2 * n),
             "achieved": (run.sizing.achieved_iops if convention == "transactional" else None, 1),
         }
+        kind = agg.CONVENTIONS[convention].value
         for key, (value, count) in expected.items():
             printed = col.values.get(key)
             ctx.result.recomputed.append(
@@ -158,7 +164,27 @@ def against_appendix(ctx: Context, test: TestKind, columns: list[Column]) -> Non
                 row=col.labels.get(key, key),
                 column=col.name,
                 line=col.lines.get(key),
+                terms=_instance_terms(ctx, run, kind, key, n),
             )
+
+
+# The per-instance fields a per-server figure is the sum (or, for latencies, the mean) of.
+_INSTANCE_FIELDS = {
+    "reads": (m.DB_READS,),
+    "writes": (m.DB_WRITES,),
+    "transfers": (m.DB_READS, m.DB_WRITES),
+    "log_writes": (m.LOG_WRITES,),
+    "read_latency": (m.DB_READ_LATENCY,),
+    "write_latency": (m.DB_WRITE_LATENCY,),
+    "log_latency": (m.LOG_WRITE_LATENCY,),
+}
+
+
+def _instance_terms(ctx: Context, run: Run, kind: str, key: str, instances: int) -> list[Term]:
+    if key == "achieved":
+        return [ctx.cell(run, "sizing", "achieved_iops")]
+    fields = _INSTANCE_FIELDS.get(key, ())
+    return ctx.column_cells(run, kind, fields, 1 / max(instances, 1) if "latency" in key else 1.0)
 
 
 def _convention(ctx: Context, run: Run, col: Column) -> str:

@@ -55,7 +55,7 @@ def series(ctx: Context) -> None:
     for (section, label), entries in groups.items():
         if len(entries) < 3:
             continue
-        ctx.result.checked += 1
+        ctx.cover(None, None)
         votes: dict[tuple[int, ...], int] = {}
         for entry in entries:
             votes[entry.users] = votes.get(entry.users, 0) + 1

@@ -107,7 +107,7 @@ def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> Non
     source = f"{doc.source}, lines {lines[start].no}-{lines[end - 1].no}"
     report = PublishedReport(title=title, first_line=lines[start].no, last_line=lines[end - 1].no)
     try:
-        report.run = rh._Reader(source).read(items)
+        report.run = rh._Reader(source, cells=report.cells).read(items)
         # Cells the reader could not use (OCR damage, "18.47l") are left out: say so.
         doc.problems.extend(p for p in report.run.problems if p.lost and p.severity != "note")
     except (ReportFormatError, UnsupportedFormatError) as exc:

@@ -13,6 +13,7 @@ heading or paragraph."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from esrp_report import model as m
 from esrp_report.ingest.documents.cells import number
@@ -141,8 +142,24 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
             current = SummaryTable(kind=kind, test=test, columns=list(cols), first_line=line.no)
             current.has_target = header_target
             doc.summary_tables.append(current)
-        row = SummaryRow(key, label, line.no, [n for _t, n in take], row_target)
+        row = SummaryRow(key, label, line.no, _placed(line, take), row_target)
         current.rows.append(row)
+
+
+def _placed(line: DocLine, take: Sequence[tuple[str, m.DocNumber | None]]) -> list[m.DocNumber | None]:
+    """The row's figures, each placed at its cell of the line: the figures are the line's last
+    numeric cells, so they are matched from the right."""
+    cells = line.cells or []
+    placed: list[m.DocNumber | None] = []
+    at = len(cells)
+    for text, figure in reversed(take):
+        at -= 1
+        while at >= 0 and cells[at] != text:
+            at -= 1
+        placed.append(None if figure is None else figure.at(line.no, at) if at >= 0 else figure)
+        at = max(at, 0)
+    placed.reverse()
+    return placed
 
 
 def _caption_server(line: DocLine) -> str | None:

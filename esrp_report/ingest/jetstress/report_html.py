@@ -27,6 +27,7 @@ from esrp_report.model import (
     BackupRow,
     ChecksumRow,
     DatabaseConfig,
+    DocNumber,
     HostCounter,
     InstanceRow,
     InstanceTable,
@@ -334,9 +335,22 @@ class _Found:
 
 
 class _Reader:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, cells: dict[tuple[str, ...], DocNumber] | None = None) -> None:
         self.source = source
         self.problems: list[Problem] = []
+        # When given, every figure read is also kept as printed, at its line and cell: a published
+        # document's audit names the cells its relations use ("instance", kind, instance, field),
+        # ("sizing", field), ("host", counter, statistic), ("backup" | "recovery" | "checksum",
+        # row, field).
+        self.cells = cells
+
+    def keep(self, key: tuple[str, ...], text: str, table: _Table, row: int, column: int) -> None:
+        """Keep a figure as printed at row ``row`` (0 = the header) and cell ``column`` of a table."""
+        if self.cells is None or row >= len(table.lines):
+            return
+        figure = DocNumber.parse(text)
+        if figure is not None:
+            self.cells[key] = figure.at(table.lines[row], column)
 
     # -- messages
 
@@ -494,6 +508,7 @@ class _Reader:
             elif label in L.SIZING_LABELS:
                 used = True
                 self.sizing_row(run, label, value, where)
+                self.keep(("sizing", L.SIZING_LABELS[label]), value, table, row_number - 1, 1)
             elif label in L.PARAMETER_LABELS or table.section == "parameters":
                 used = True
                 run.parameters[label_text] = value
@@ -617,6 +632,9 @@ class _Reader:
                 number = self.number(cell, where)
                 if number is not None:
                     values[key] = number
+                    self.keep(
+                        ("instance", kind.value, instance, key), cell, table, row_number - 1, column - 1
+                    )
             result.rows.append(InstanceRow(instance, values))
         if empty:
             self.problem(f"{empty} empty cell(s) left without a value", f"table '{name}'", "note")
@@ -638,10 +656,17 @@ class _Reader:
             self.check_width(row, table.rows[0][:4], where)
             cells = [*row[1:4], "", "", ""][:3]
             average, minimum, maximum = (self.number(cell, where) for cell in cells)
+            for column, (statistic, cell) in enumerate(
+                zip(("average", "minimum", "maximum"), cells, strict=True), 1
+            ):
+                self.keep(("host", row[0], statistic), cell, table, row_number - 1, column)
             run.host.append(HostCounter(row[0], average, minimum, maximum))
 
-    def columns(self, table: _Table, mapping: dict[str, str]) -> Iterator[tuple[str, dict[str, str]]]:
-        """Each data row's first cell and its cells by field name, mapped from the header."""
+    def columns(
+        self, table: _Table, mapping: dict[str, str], kind: str
+    ) -> Iterator[tuple[str, dict[str, str]]]:
+        """Each data row's first cell and its cells by field name, mapped from the header (and kept
+        as printed, under ``kind``)."""
         header = table.rows[0]
         fields = [mapping.get(L.normalize_header(text)) for text in header]
         name = table.title or "statistics"
@@ -652,6 +677,10 @@ class _Reader:
             where = f"table '{name}', row {row_number} ({row[0]!r})"
             self.check_width(row, header, where)
             cells = {f: cell for f, cell in zip(fields[1:], row[1:], strict=False) if f is not None}
+            if self.cells is not None:
+                for column, (f, cell) in enumerate(zip(fields[1:], row[1:], strict=False), start=1):
+                    if f is not None:
+                        self.keep((kind, row[0].strip(), f), cell, table, row_number - 1, column)
             yield where, {"": row[0].strip(), **cells}
 
     def skip_summary_row(self, label: str, where: str) -> bool:
@@ -661,7 +690,7 @@ class _Reader:
         return False
 
     def backup(self, table: _Table, run: Run) -> None:
-        for where, cells in self.columns(table, L.BACKUP_COLUMNS):
+        for where, cells in self.columns(table, L.BACKUP_COLUMNS, "backup"):
             if self.skip_summary_row(cells[""], where):
                 continue
             elapsed_text = cells.get("elapsed", "")
@@ -678,7 +707,7 @@ class _Reader:
             )
 
     def recovery(self, table: _Table, run: Run) -> None:
-        for where, cells in self.columns(table, L.RECOVERY_COLUMNS):
+        for where, cells in self.columns(table, L.RECOVERY_COLUMNS, "recovery"):
             if self.skip_summary_row(cells[""], where):
                 continue
             run.soft_recovery.append(
@@ -690,7 +719,7 @@ class _Reader:
             )
 
     def checksum(self, table: _Table, run: Run) -> None:
-        for where, cells in self.columns(table, L.CHECKSUM_COLUMNS):
+        for where, cells in self.columns(table, L.CHECKSUM_COLUMNS, "checksum"):
             length_text = cells.get("length", "").strip()
             length = L.CHECKSUM_LENGTH.match(length_text)
             mb = seconds = None

@@ -1,0 +1,78 @@
+"""Which printed cell of a failed relation is the slip.
+
+A relation that fails names its subject, but the slip may be any cell it was worked out from: a
+per-instance figure summed into a server's row, a maintenance read added into the Total table.
+For each of its cells the relation says which changes of that cell would mend it. A cell is
+cleared when a relation that holds would surely break under the smallest of those changes (its
+guard there is smaller). Of the cells left, the slip is the one that alone mends the most failed
+relations with one change (their mending changes overlap); the findings of the relation are
+then placed at its line and say so. Otherwise the subject stays named. Every cell of a failed
+relation is listed in its findings' ``lines``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from esrp_report.audit.context import Evaluated
+from esrp_report.model import DocNumber
+from esrp_report.model.findings import ERROR
+
+Cell = tuple[int, int]
+
+
+def blame(evaluated: list[Evaluated]) -> None:
+    """Place each failed relation's findings at the cell that is most likely the slip."""
+    held_guard: dict[Cell, float] = defaultdict(lambda: math.inf)
+    # For each cell, the changes that would mend each failed relation it is in.
+    mends: dict[Cell, list[tuple[float, float]]] = defaultdict(list)
+    failed = [r for r in evaluated if any(f.severity == ERROR for f in r.findings)]
+    for record in evaluated:
+        if record.excess == 0.0 and not record.findings:
+            for number, coefficient in record.cells:
+                if coefficient:
+                    key = (number.line, number.column)
+                    held_guard[key] = min(held_guard[key], record.slack / abs(coefficient))
+    for record in failed:
+        for number, coefficient in record.cells:
+            mends[(number.line, number.column)].append(record.shift(number, coefficient))
+    for record in failed:
+        lines = tuple(sorted({n.line for n, _c in record.cells}))
+        for finding in record.findings:
+            finding.lines = tuple(sorted({*finding.lines, *lines}))
+        if record.blamed or len(record.cells) < 2:
+            continue
+        slip = _slip(record, held_guard, mends)
+        if slip is None:
+            continue
+        for finding in record.findings:
+            finding.line = slip.line
+            finding.message += (
+                f"; the slip is most likely the printed {slip.text} at line {slip.line}, "
+                "the one figure whose correction mends this relation without breaking one that holds"
+            )
+
+
+def _slip(
+    record: Evaluated,
+    held_guard: dict[Cell, float],
+    mends: dict[Cell, list[tuple[float, float]]],
+) -> DocNumber | None:
+    """The one cell of a failed relation that is the likeliest slip, when it is not its subject."""
+    suspects: list[tuple[int, DocNumber]] = []
+    for number, coefficient in record.cells:
+        key = (number.line, number.column)
+        lo, hi = record.shift(number, coefficient)
+        smallest = 0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
+        if held_guard[key] < smallest:
+            continue  # a relation that holds vouches for it
+        support = sum(1 for a, b in mends[key] if a <= hi and lo <= b)
+        suspects.append((support, number))
+    if not suspects:
+        return None
+    most = max(support for support, _n in suspects)
+    top = [n for support, n in suspects if support == most]
+    if len(top) != 1 or top[0] is record.subject:
+        return None
+    return top[0]
