@@ -25,6 +25,7 @@ from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule
 from esrp_report.audit.blame import blame
 from esrp_report.audit.context import Context, build_context
+from esrp_report.audit.coverage import coverage, guards
 from esrp_report.audit.findings import merged, ordered
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, summed_half
 from esrp_report.audit.relations import aggregate, appendix, backup, config, formulas, servers, trends
@@ -68,6 +69,8 @@ def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     ctx = build_context(doc, rules, result)
     _relations(ctx)
     blame(ctx.evaluated)
+    result.guards = guards(ctx.evaluated)
+    result.coverage = coverage(doc, result.guards)
     result.results_read = results_read(ctx)
     result.findings = ordered(merged(result.findings))
     return result

@@ -3,11 +3,13 @@
 A relation that fails names its subject, but the slip may be any cell it was worked out from: a
 per-instance figure summed into a server's row, a maintenance read added into the Total table.
 For each of its cells the relation says which changes of that cell would mend it. A cell is
-cleared when a relation that holds would surely break under the smallest of those changes (its
-guard there is smaller). Of the cells left, the slip is the one that alone mends the most failed
-relations with one change (their mending changes overlap); the findings of the relation are
-then placed at its line and say so. Otherwise the subject stays named. Every cell of a failed
-relation is listed in its findings' ``lines``.
+cleared when no change of one of its printed digits is among them (a slip is one wrong digit,
+not a wrong number), or when a relation that holds would surely break under the smallest of
+them (its guard there is smaller). Of the cells left, the slip is the one that alone mends the
+most failed relations with one change (their mending changes overlap); the findings of the
+relation are then placed at its line and say so. Otherwise the subject stays named and the
+cells left are its ``suspects``. Every cell of a failed relation is listed in its findings'
+``lines``.
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ def blame(evaluated: list[Evaluated]) -> None:
             finding.lines = tuple(sorted({*finding.lines, *lines}))
         if record.blamed or len(record.cells) < 2:
             continue
-        slip = _slip(record, held_guard, mends)
+        slip, suspects = _slip(record, held_guard, mends)
         if slip is None:
+            for finding in record.findings:
+                finding.suspects = tuple(sorted({*finding.suspects, *suspects}))
             continue
         for finding in record.findings:
             finding.line = slip.line
@@ -58,21 +62,40 @@ def _slip(
     record: Evaluated,
     held_guard: dict[Cell, float],
     mends: dict[Cell, list[tuple[float, float]]],
-) -> DocNumber | None:
-    """The one cell of a failed relation that is the likeliest slip, when it is not its subject."""
+) -> tuple[DocNumber | None, list[int]]:
+    """The one cell of a failed relation that is the likeliest slip, when it is not its subject;
+    else None and the lines of the cells that could be."""
     suspects: list[tuple[int, DocNumber]] = []
     for number, coefficient in record.cells:
         key = (number.line, number.column)
         lo, hi = record.shift(number, coefficient)
         smallest = 0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
-        if held_guard[key] < smallest:
-            continue  # a relation that holds vouches for it
+        if held_guard[key] < smallest or not one_digit_mends(number.text, lo, hi):
+            continue
         support = sum(1 for a, b in mends[key] if a <= hi and lo <= b)
         suspects.append((support, number))
     if not suspects:
-        return None
+        return None, []
     most = max(support for support, _n in suspects)
     top = [n for support, n in suspects if support == most]
     if len(top) != 1 or top[0] is record.subject:
-        return None
-    return top[0]
+        return None, sorted({n.line for n in top})
+    return top[0], []
+
+
+def one_digit_mends(text: str, lo: float, hi: float) -> bool:
+    """Could a change of one printed digit of ``text`` move it by an amount in [lo, hi]?"""
+    if lo == -math.inf or hi == math.inf:
+        return True
+    body = text.rstrip("%*").strip()
+    dot = body.find(".")
+    end = dot if dot >= 0 else len(body)
+    places = [(body[i], end - i - 1 - body[i:end].count(",")) for i in range(end) if body[i].isdigit()]
+    if dot >= 0:
+        places += [(c, -k) for k, c in enumerate(body[dot + 1 :], start=1) if c.isdigit()]
+    for digit, place in places:
+        unit = 10.0**place
+        for other in range(10):
+            if lo <= (other - int(digit)) * unit <= hi:
+                return True
+    return False

@@ -82,11 +82,11 @@ class Context:
     def cover(
         self, subject: DocNumber | None, expected: Iv | None, terms: Iterable[Term] = (), check: str = ""
     ) -> Evaluated:
-        """Count one relation evaluated, and note the printed cells it was worked out from, each with
-        its guard: how far it can move before the relation is sure to fail. For the subject that is
-        the expected interval's half width, plus its own half unit, plus how far it is from the
-        middle today: any larger change, up or down, breaks the relation (the same for every
-        term, divided by its coefficient)."""
+        """Count one relation evaluated, and note the printed cells it was worked out from with its
+        slack: how far the subject can move before the relation is sure to fail: the expected
+        interval's half width, plus the subject's own half unit, plus how far it is from the middle
+        today; any larger change, up or down, breaks the relation (for a term, that divided by its
+        coefficient). The caller sets ``excess`` to 0 when it holds."""
         self.result.checked += 1
         slack, excess, offset, tolerance = math.inf, 0.0, 0.0, 0.0
         cells: list[tuple[DocNumber, float]] = []
@@ -95,15 +95,12 @@ class Context:
             offset = subject.value - expected.mid
             residual = abs(offset)
             slack, excess = tolerance + residual, max(residual - tolerance, 0.0)
-            self.result.guard(subject, slack)
             if subject.placed:
                 cells.append((subject, 1.0))
         for term in terms:
             number, coefficient = (term, 1.0) if not isinstance(term, tuple) else term
-            if number is not None:
-                self.result.guard(number, slack / abs(coefficient) if coefficient else math.inf)
-                if number.placed:
-                    cells.append((number, coefficient))
+            if number is not None and number.placed:
+                cells.append((number, coefficient))
         record = Evaluated(check, subject, cells, slack, excess, offset, tolerance)
         self.evaluated.append(record)
         return record

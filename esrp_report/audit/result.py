@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from esrp_report import model as m
@@ -20,6 +19,51 @@ class RecomputedRow:
     printed: str | None
     recomputed: float | None
     source: str
+
+
+@dataclass
+class TableCoverage:
+    """One table read: how many printed numbers it has, how many some evaluated relation uses, and
+    how many are vouched for down to their last printed digit (any change of it breaks a relation
+    that holds)."""
+
+    title: str
+    first_line: int
+    last_line: int
+    numbers: int
+    checked: int
+    vouched: int
+
+
+@dataclass
+class UnreadBlock:
+    """Lines holding figures that no reader took: a table or block not read."""
+
+    first_line: int
+    last_line: int
+    numbers: int
+    what: str  # the first line's text, shortened
+    reason: str
+
+
+@dataclass
+class Coverage:
+    """What of the document the relations rest on: each table read, and each block not read."""
+
+    tables: list[TableCoverage] = field(default_factory=list)
+    unread: list[UnreadBlock] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> int:
+        return sum(t.numbers for t in self.tables)
+
+    @property
+    def checked(self) -> int:
+        return sum(t.checked for t in self.tables)
+
+    @property
+    def vouched(self) -> int:
+        return sum(t.vouched for t in self.tables)
 
 
 @dataclass
@@ -40,16 +84,11 @@ class AuditResult:
     # The ESRP results read: figures of servers in per-server tables, appendix reports with I/O
     # tables, trend tables. Without one, the document's results were not read, whatever else was.
     results_read: list[str] = field(default_factory=list)
-    # Every printed cell some evaluated relation was worked out from, (line, cell) -> its guard:
-    # the least change sure to break one of those relations (inf: it takes part, but no change of
-    # it is sure to break one).
-    guards: dict[tuple[int, int], float] = field(default_factory=dict)
-
-    def guard(self, number: m.DocNumber, slack: float) -> None:
-        """Note a printed cell a relation uses, and how far it may move before that relation fails."""
-        if number.placed:
-            key = (number.line, number.column)
-            self.guards[key] = min(self.guards.get(key, math.inf), slack)
+    # Every printed number some evaluated relation was worked out from, (line, cell, text) -> its
+    # guard: the least change sure to break one of those relations that holds (inf: it takes
+    # part, but no change of it is sure to break one, or its relations fail already).
+    guards: dict[tuple[int, int, str], float] = field(default_factory=dict)
+    coverage: Coverage | None = None
 
     @property
     def errors(self) -> int:
@@ -64,7 +103,19 @@ class AuditResult:
         return (self.checked == 0 or not self.results_read) and not self.errors
 
     def nothing_checked_message(self) -> str:
-        """What was (not) found, for the exit-2 message of a document where nothing was checked."""
+        """What was (not) found, for the exit-2 message of a document where nothing was checked,
+        with the blocks of figures not read."""
+        return self._nothing_checked_reason() + self._unread_summary()
+
+    def _unread_summary(self) -> str:
+        blocks = self.coverage.unread if self.coverage else []
+        if not blocks:
+            return ""
+        shown = "; ".join(f"lines {b.first_line}-{b.last_line} ({b.what!r})" for b in blocks[:3])
+        more = f" and {len(blocks) - 3} more" if len(blocks) > 3 else ""
+        return f". Figures not read: {len(blocks)} block(s): {shown}{more}"
+
+    def _nothing_checked_reason(self) -> str:
         if self.checked and not self.results_read:
             return (
                 f"no ESRP results table read in {self.source} (no per-server results, appendix I/O "

@@ -289,13 +289,52 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
     convention = (
         f"; per-server tables: {result.summary_convention} convention" if result.summary_convention else ""
     )
+    _print_coverage(result)
     if result.nothing_checked:
         return  # no count line: "0 error(s)" would read as a verdict; the caller says why instead
+    cover = result.coverage
+    over = (
+        f" over {cover.checked:,} of {cover.numbers:,} printed numbers read "
+        f"({cover.vouched:,} vouched for to their last digit)"
+        if cover
+        else ""
+    )
     console.print(
         f"[{style}]{counts['error']} error(s)[/], {counts['warning']} warning(s), {counts['note']} note(s) "
-        f"from {result.checked} relations checked ({result.format}{convention}); results read: "
+        f"from {result.checked} relations checked{over} ({result.format}{convention}); results read: "
         + ("; ".join(result.results_read) or "none")
     )
+
+
+_UNREAD_SHOWN = 12
+
+
+def _print_coverage(result: AuditResult) -> None:
+    """Each table read, with how many of its numbers the relations use; each block not read."""
+    cover = result.coverage
+    if cover is None:
+        return
+    console = _console()
+    view = Table(title="Tables read", show_lines=False)
+    for name in ("lines", "table", "numbers", "checked", "vouched"):
+        view.add_column(name, overflow="fold")
+    for t in cover.tables:
+        view.add_row(
+            f"{t.first_line}-{t.last_line}", t.title, f"{t.numbers:,}", f"{t.checked:,}", f"{t.vouched:,}"
+        )
+    if cover.tables:
+        console.print(view)
+    if cover.unread:
+        numbers = sum(b.numbers for b in cover.unread)
+        console.print(f"[yellow]Not read: {len(cover.unread)} block(s) of figures, {numbers:,} number(s)[/]")
+        for block in cover.unread[:_UNREAD_SHOWN]:
+            console.print(
+                f"  lines {block.first_line}-{block.last_line} ({block.numbers} number(s)) "
+                f"{block.what!r}: {block.reason}",
+                markup=False,
+            )
+        if len(cover.unread) > _UNREAD_SHOWN:
+            console.print(f"  ... and {len(cover.unread) - _UNREAD_SHOWN} more (--json lists every one)")
 
 
 @app.command()

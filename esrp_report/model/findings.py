@@ -28,3 +28,5 @@ class Finding:
     # Every line of a printed cell the finding is about, when it is about several (a column of a
     # table wrong in several rows); ``line`` is the first of them.
     lines: tuple[int, ...] = ()
+    # The lines of the cells that could be the slip, when the audit cannot tell which one is.
+    suspects: tuple[int, ...] = ()

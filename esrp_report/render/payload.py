@@ -269,5 +269,20 @@ def audit_payload(result: AuditResult) -> dict[str, Any]:
             {**asdict(f), "relative_difference": finite(f.relative_difference)} for f in result.findings
         ],
         "not_read": [problem_dict(p) for p in result.unread],
+        "coverage": _coverage(result),
         "recomputed": [asdict(r) for r in result.recomputed],
+    }
+
+
+def _coverage(result: AuditResult) -> dict[str, Any] | None:
+    """Every table read with its numbers checked and vouched for, every block of figures not read."""
+    coverage = result.coverage
+    if coverage is None:
+        return None
+    return {
+        "numbers": coverage.numbers,
+        "checked": coverage.checked,
+        "vouched_to_last_digit": coverage.vouched,
+        "tables": [asdict(t) for t in coverage.tables],
+        "unread_blocks": [asdict(b) for b in coverage.unread],
     }

@@ -35,9 +35,10 @@ def achieved_sums(ctx: Context, test: TestKind, columns: list[Column]) -> None:
         if Iv.of(total).meets(expected):
             record.excess = 0.0
             continue
-        record.blamed = True  # the appendix, then the aggregate, decide below
         # Which of the three is the slip? The appendix, then the aggregate, decide.
         culprit = _culprit(ctx, test, col, total=total, reads=reads, writes=writes, key=key)
+        # The appendix or the aggregate decided; else the cell the failed relations share does.
+        record.blamed = culprit != key
         if culprit == "reads":
             value = Iv.of(total) - Iv.of(writes).widen(half)
             printed, metric = reads, "reads"

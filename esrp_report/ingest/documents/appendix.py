@@ -169,7 +169,7 @@ def report_items(lines: list[DocLine], start: int, end: int, title: str) -> list
                     rows.append(_canonical_header(section, len(cells)))
                     numbers.append(pending_header[0].no if pending_header else line.no)
                 pending_header.clear()
-            rows.append(cells)
+            rows.append(list(cells))  # a copy: a wrapped path is joined onto the row, not the line
             numbers.append(line.no)
             continue
         if section in INSTANCE_SECTIONS and not rows and not line.heading:

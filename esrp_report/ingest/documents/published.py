@@ -40,7 +40,7 @@ from esrp_report.ingest.documents.matching import fuzzy_key, normalize
 from esrp_report.ingest.documents.structure import build
 from esrp_report.ingest.documents.vocabulary import BACKUP_METRICS, FACTS, SUMMARY_METRICS
 from esrp_report.ingest.guards import require_regular_file
-from esrp_report.model import PublishedDocument
+from esrp_report.model import DocLine, PublishedDocument
 from esrp_report.model.errors import InputError
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "normalize",
     "number",
     "parse_document",
+    "parse_lines",
     "read_document",
 ]
 
@@ -85,6 +86,12 @@ def parse_document(data: bytes, source: str) -> PublishedDocument:
     content); ``source`` names it in problems."""
     lines, kind = document_lines(data, source)
     del data  # the file's bytes and decoded text are not held while the structure is rebuilt
+    return parse_lines(lines, source, kind)
+
+
+def parse_lines(lines: list[DocLine], source: str, kind: str) -> PublishedDocument:
+    """Rebuild the structure of a document from its cleaned lines (``lines.document_lines``), read as
+    ``kind`` (pdf, html, markdown, text): the seam where a line can be changed after extraction."""
     doc = PublishedDocument(source=source, format=kind)
     doc.lines = lines
     build(doc)

@@ -52,8 +52,8 @@ def trend_tables(doc: PublishedDocument) -> None:
             for p in parsed
         ]
         figures = [
-            TrendCell(pct, absolute, unit)
-            for item in trend
+            TrendCell(pct.at(line.no, column), absolute.at(line.no, column), unit)
+            for column, item in enumerate(trend, start=1)
             if item is not None
             for pct, absolute, unit in [item]
             if pct is not None and absolute is not None

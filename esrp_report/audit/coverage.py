@@ -1,0 +1,133 @@
+"""What the audit's verdict rests on: for every table read, how many of its printed numbers some
+evaluated relation uses and how many it vouches for down to their last digit; and every block of
+figures that no reader took, with its lines.
+
+A number's **guard** is the least change sure to break a relation that holds and uses it
+(``Evaluated.slack`` divided by its coefficient there). It is **vouched for** to its last digit
+when the guard is smaller than one unit of that digit: then any change of any of its digits is
+an error somewhere. A number whose relations all fail already, or that only bounds a relation
+on one side, takes part but is vouched for by none (guard infinite).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+
+from esrp_report.audit.context import Evaluated
+from esrp_report.audit.result import Coverage, TableCoverage, UnreadBlock
+from esrp_report.ingest.documents.cells import is_number
+from esrp_report.model import DocNumber, PublishedDocument
+
+Key = tuple[int, int, str]
+_LINE = re.compile(r"\bline (\d+)")
+# A relation's slack is a sum of half units: one unit of the last digit equals it exactly when
+# nothing else widens it, and such a change need not break it.
+_MARGIN = 1e-6
+
+
+def key(number: DocNumber) -> Key:
+    """A printed number's identity: its line, its cell, its text (a cell may print two)."""
+    return (number.line, number.column, number.text)
+
+
+def guards(evaluated: Iterable[Evaluated]) -> dict[Key, float]:
+    """Every printed number an evaluated relation used, with its guard."""
+    out: dict[Key, float] = {}
+    for record in evaluated:
+        holds = record.excess == 0.0 and not record.findings
+        for number, coefficient in record.cells:
+            guard = record.slack / abs(coefficient) if holds and coefficient else math.inf
+            k = key(number)
+            out[k] = min(out.get(k, math.inf), guard)
+    return out
+
+
+def vouched(number: DocNumber, guard: float) -> bool:
+    """Does any change of any of its printed digits break a relation that holds?"""
+    return 10.0**-number.decimals > guard * (1 + _MARGIN)
+
+
+def _tables(doc: PublishedDocument) -> Iterator[tuple[str, int, int, list[DocNumber]]]:
+    for table in doc.summary_tables:
+        numbers = [n for row in table.rows for n in row.values if n is not None and n.placed]
+        last = max((row.line for row in table.rows), default=table.first_line)
+        title = f"{table.kind} table ({table.test.value}): {', '.join(table.columns)}"
+        yield title, table.first_line, last, numbers
+    for report in doc.reports:
+        yield (
+            f"appendix report '{report.title}'",
+            report.first_line,
+            report.last_line,
+            list(report.cells.values()),
+        )
+    for trend in doc.trend_tables:
+        numbers = [n for _label, _line, cells in trend.rows for c in cells for n in (c.percent, c.absolute)]
+        last = max((line for _label, line, _cells in trend.rows), default=trend.first_line)
+        yield f"trend table '{trend.title}'", trend.first_line, last, numbers
+
+
+def coverage(doc: PublishedDocument, guarded: dict[Key, float]) -> Coverage:
+    """Each table read with its counts, and each block of figures not read."""
+    result = Coverage()
+    read: set[int] = set()
+    for title, first, last, numbers in _tables(doc):
+        unique = {key(n): n for n in numbers if n.placed}
+        result.tables.append(
+            TableCoverage(
+                title=title,
+                first_line=first,
+                last_line=last,
+                numbers=len(unique),
+                checked=sum(1 for k in unique if k in guarded),
+                vouched=sum(1 for k, n in unique.items() if k in guarded and vouched(n, guarded[k])),
+            )
+        )
+        read.update(n.line for n in unique.values())
+        if title.startswith("appendix report"):
+            read.update(range(first, last + 1))
+    read.update(line for _key, _text, line in doc.all_facts)
+    read.update(f.line for f in doc.formulas)
+    read.update(s.line for s in doc.series)
+    result.unread = list(_unread_blocks(doc, read))
+    return result
+
+
+def _unread_blocks(doc: PublishedDocument, read: set[int]) -> Iterator[UnreadBlock]:
+    """Runs of table rows with figures that no reader took (a line between them may be text)."""
+    reasons: dict[int, str] = {}
+    for problem in doc.problems:
+        found = _LINE.search(problem.location or "")
+        if found:
+            reasons.setdefault(int(found.group(1)), problem.message)
+    block: list[tuple[int, int, str]] = []  # (line, numbers, text)
+    gap = 0
+    for line in doc.lines:
+        figures = sum(1 for c in (line.cells or [])[1:] if is_number(c)) if line.no not in read else 0
+        if figures:
+            block.append((line.no, figures, line.text))
+            gap = 0
+            continue
+        gap += 1
+        if block and (gap > 1 or line.no in read or line.heading):
+            yield _block(block, reasons)
+            block = []
+    if block:
+        yield _block(block, reasons)
+
+
+def _block(block: list[tuple[int, int, str]], reasons: dict[int, str]) -> UnreadBlock:
+    first, last = block[0][0], block[-1][0]
+    reason = next(
+        (reasons[n] for n in range(first, last + 1) if n in reasons),
+        "no reader took these figures: their labels are in no vocabulary of results tables",
+    )
+    text = block[0][2]
+    return UnreadBlock(
+        first_line=first,
+        last_line=last,
+        numbers=sum(n for _l, n, _t in block),
+        what=text if len(text) <= 70 else text[:67] + "...",
+        reason=reason,
+    )
