@@ -49,6 +49,12 @@ def blame(evaluated: list[Evaluated]) -> None:
         if slip is None:
             for finding in record.findings:
                 finding.suspects = tuple(sorted({*finding.suspects, *suspects}))
+                if len(finding.suspects) == 2:
+                    first, second = finding.suspects
+                    finding.message += (
+                        f"; the slip is the printed figure at line {first} or the one at line {second}: "
+                        "nothing else in the document tells which"
+                    )
             continue
         for finding in record.findings:
             finding.line = slip.line

@@ -267,7 +267,10 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
     for name in ("severity", "where", "finding", "printed", "expected"):
         table.add_column(name, overflow="fold")
     for f in result.findings:
-        where = ", ".join(str(x) for x in (f"line {f.line}" if f.line else None, f.table, f.column) if x)
+        at = f"line {f.line}" if f.line else None
+        if f.line and len(f.suspects) == 2:
+            at = f"line {f.suspects[0]} or {f.suspects[1]}"
+        where = ", ".join(str(x) for x in (at, f.table, f.column) if x)
         style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "dim")
         table.add_row(f"[{style}]{f.severity}[/]", where, f.message, f.printed or "", f.expected or "")
     if result.findings:
