@@ -27,6 +27,7 @@ samples: $(STAMP)
 	PYTHONPATH=. $(BIN)/python samples/make_samples.py
 	PYTHONPATH=. $(BIN)/python samples/make_vmax.py
 	PYTHONPATH=. $(BIN)/python samples/make_trends.py
+	PYTHONPATH=. $(BIN)/python samples/make_dellemc.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

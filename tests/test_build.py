@@ -1,7 +1,9 @@
-"""`esrp-report build` end to end: the VMAX sample to HTML and PDF, a failing variant, security."""
+"""`esrp-report build` end to end: the VMAX and Dell EMC samples to HTML and PDF, a failing variant,
+security."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from datetime import UTC, datetime
@@ -73,6 +75,56 @@ def test_joined_pdf_numbers_every_page_and_points_at_each_server(vmax_build: Pat
             targets[name] = reader.get_destination_page_number(dests[name])
     assert len(targets) == 10
     assert "Server 3 (EMAIL4): Pass" in texts[targets["server-3"]]
+
+
+# The Dell EMC SCv3020 ESRP 4.0 document (seed 002): each appendix report's Overall Test Result, and
+# its per-server results tables (Tables 5-8) as printed, in the order of the rendered rows.
+DELLEMC_SERVERS = {"Server 1": "JS16", "Server 2": "JS17", "Server 3": "JS8", "Server 4": "JS9"}
+DELLEMC_PUBLISHED_RESULT = {"JS16": "pass", "JS17": "pass", "JS8": "pass", "JS9": "pass"}
+DELLEMC_PUBLISHED_ROWS = {
+    "Database Disks Transfers/sec": ("433.496", "434.456", "426", "413.465"),
+    "Database Disks Reads/sec": ("317.776", "318.363", "311.896", "303.21"),
+    "Database Disks Writes/sec": ("115.72", "116.093", "114.104", "110.255"),
+    "Average Database Disk Read Latency (ms)": ("16.576", "16.428", "17.504", "17.175"),
+    "Average Database Disk Write Latency (ms)": ("1.277", "1.149", "1.360", "1.464"),
+    "Log Disks Writes/sec": ("29.446", "29.479", "28.89", "28.016"),
+    "Average Log Disk Write Latency (ms)": ("0.828", "0.795", "0.819", "0.999"),
+}
+
+
+@pytest.fixture(scope="module")
+def dellemc_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dellemc")
+    result = runner.invoke(app, ["build", str(SAMPLES / "dellemc.toml"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "PASS" in result.output
+    return out
+
+
+def test_dellemc_sample_checks_as_the_document_states() -> None:
+    folders = [str(SAMPLES / "dellemc" / machine) for machine in DELLEMC_SERVERS.values()]
+    result = runner.invoke(app, ["check", "--json", *folders])
+    assert result.exit_code == 0, result.output
+    verdicts = {s["name"]: s["status"] for s in json.loads(result.output)["servers"]}
+    assert verdicts == DELLEMC_PUBLISHED_RESULT
+
+
+def test_dellemc_document_prints_the_published_per_server_figures(dellemc_build: Path) -> None:
+    html = (dellemc_build / "dellemc.html").read_text(encoding="utf-8")
+    table = html[html.index('id="performance-table-1"') :]
+    table = table[: table.index("</table>")]
+    for label in DELLEMC_SERVERS:
+        assert f"<th>{label}</th>" in table, label
+    for label, published in DELLEMC_PUBLISHED_ROWS.items():
+        row = re.search(rf"<tr><td>{re.escape(label)}</td><td>[^<]*</td>(.*?)</tr>", table)
+        assert row is not None, label
+        cells = re.findall(r'<td class="num">([^<]*)</td>', row.group(1))
+        assert [float(c) for c in cells] == [float(p) for p in published], label
+    pdf = _pdf_text(dellemc_build / "dellemc.pdf")
+    assert "Tested with: ESRP – Storage Version 4.0" in pdf
+    for server, machine in DELLEMC_SERVERS.items():
+        assert f"{server} ({machine}): Pass" in pdf
+    assert "Database Disks Transfers/sec N/A 433.496 434.456 426.000 413.465" in pdf
 
 
 def test_parallel_and_single_process_builds_agree(tmp_path: Path) -> None:
