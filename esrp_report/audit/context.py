@@ -6,15 +6,17 @@ tables; and which appendix report is a column's (``run_for``)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule
 from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT
 from esrp_report.audit.result import AuditResult
-from esrp_report.model import DocNumber, PublishedDocument, PublishedReport, Run, TestKind
+from esrp_report.model import DocLine, DocNumber, PublishedDocument, PublishedReport, Run, TestKind
 from esrp_report.model.findings import ERROR, NOTE, Finding
 
 # A figure a relation is worked out from: a printed number (a sum's term, coefficient 1) or a
@@ -104,6 +106,11 @@ class Context:
         record = Evaluated(check, subject, cells, slack, excess, offset, tolerance)
         self.evaluated.append(record)
         return record
+
+    @cached_property
+    def lines_by_number(self) -> dict[int, DocLine]:
+        """The document's lines by their number."""
+        return {line.no: line for line in self.doc.lines}
 
     def report_of(self, run: Run) -> PublishedReport | None:
         """The appendix report a run was read from."""
@@ -227,6 +234,24 @@ def _name_reports(ctx: Context) -> None:
             )
 
 
+# Where a report's heading may be: a few lines before the Test Summary table that starts it
+# ("A.1 Server 1" in 002), or its own title's lines.
+_HEADING_BEFORE, _HEADING_AFTER = 6, 12
+
+
+def heads(ctx: Context, run: Run, column: str) -> bool:
+    """Is the report headed with the column's name: its title, or a short line at its start?"""
+    report = ctx.report_of(run)
+    if report is None:
+        return False
+    pattern = re.compile(r"(?<![\w.])" + re.escape(column) + r"(?![\w.])", re.IGNORECASE)
+    if pattern.search(report.title):
+        return True
+    lines = ctx.lines_by_number
+    near = range(report.first_line - _HEADING_BEFORE, report.first_line + _HEADING_AFTER + 1)
+    return any((line := lines.get(no)) and len(line.text) < 40 and pattern.search(line.text) for no in near)
+
+
 def run_for(ctx: Context, test: TestKind, col: Column) -> Run | None:
     """The appendix report of a server's column: by machine name, else the only report whose achieved
     IOPS matches that column alone."""
@@ -235,7 +260,11 @@ def run_for(ctx: Context, test: TestKind, col: Column) -> Run | None:
     for run in candidates:
         if run.machine and run.machine.casefold() in name:
             return run
-    # Columns named "Server N": the report whose achieved IOPS only that column matches.
+    # Columns named "Server N": the one report headed so ("A.1 Server 1", "Server 1 (JS16)").
+    headed = [r for r in candidates if heads(ctx, r, col.name)]
+    if len(headed) == 1:
+        return headed[0]
+    # Else the report whose achieved IOPS only that column matches.
     for run in candidates:
         achieved = run.sizing.achieved_iops
         if achieved is None:

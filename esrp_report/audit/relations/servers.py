@@ -7,7 +7,7 @@ from __future__ import annotations
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
-from esrp_report.audit.context import Column, Context, Term, run_for
+from esrp_report.audit.context import Column, Context, Term, heads, run_for
 from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import sum_of, summed_half
 from esrp_report.audit.result import RecomputedRow
@@ -79,11 +79,14 @@ def _culprit(
     key: str,
 ) -> str:
     run = run_for(ctx, test, col)
-    if run is not None and TableKind.TRANSACTIONAL in run.tables:
-        figures = agg.figures_from_table(run.tables[TableKind.TRANSACTIONAL])
-        n = summed_half(figures.instances)
-        for name, printed, value in (("reads", reads, figures.reads), ("writes", writes, figures.writes)):
-            if value is not None and not Iv.of(printed).meets(Iv.of(value, n)):
+    tables = [run.tables[k] for k in (TableKind.TRANSACTIONAL, TableKind.TOTAL) if run and k in run.tables]
+    if tables:
+        # The convention is not known yet: a figure is the slip when it is neither sum.
+        every = [agg.figures_from_table(table) for table in tables]
+        n = summed_half(every[0].instances)
+        for name, printed in (("reads", reads), ("writes", writes)):
+            sums = [getattr(f, name) for f in every if getattr(f, name) is not None]
+            if sums and not any(Iv.of(printed).meets(Iv.of(value, n)) for value in sums):
                 return name
     aggregate = _aggregate_row(ctx, test, "reads")
     if aggregate is not None:
@@ -119,7 +122,11 @@ def against_appendix(ctx: Context, test: TestKind, columns: list[Column]) -> Non
                 NOTE,
                 "appendix.match",
                 f"the appendix's {test.value} report of {run.machine} is taken as {col.name}: "
-                "its achieved IOPS matches that column only",
+                + (
+                    "the report is headed so"
+                    if heads(ctx, run, col.name)
+                    else "its achieved IOPS matches that column only"
+                ),
                 column=col.name,
             )
         convention = _convention(ctx, run, col)

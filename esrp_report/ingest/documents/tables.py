@@ -32,6 +32,9 @@ from esrp_report.model import DocLine, PublishedDocument, SummaryRow, SummaryTab
 # A target cell ahead of the figures: "< 20 msec", "<20 msec**", "N/A", "1400".
 _TARGET_PREFIX = re.compile(r"^(?:[<>≤≥]=?\s*\d+(?:\.\d+)?\s*(?:msec|ms)?\s*\**|n/a)\s*", re.IGNORECASE)
 _BULLET = re.compile(r"^[-•*]\s+")
+# A numbered section heading in a text without Markdown ("4.3 Database backup and recovery
+# performance"): a caption's server is not carried past it.
+_NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Z][A-Za-z]")
 _LABEL_TARGET = re.compile(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", re.IGNORECASE)
 
 
@@ -66,7 +69,7 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
                 header_cols, header_target, current = [], False, None
             elif "performance" in low and ("result" in low or "metrics" in low or "server" in low):
                 test = m.TestKind.PERFORMANCE if "stress" not in low else test
-        if line.heading:
+        if line.heading or (line.cells is None and _NUMBERED_HEADING.match(text)):
             header_cols, header_target, current = [], False, None
             caption_server = None
         columns, target = _header_columns(line)
