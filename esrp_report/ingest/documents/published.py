@@ -16,7 +16,8 @@ This module is the entry; the reading itself is in the modules beside it:
 
 - lines: ``lines.py`` (the kind told by content, text lines), ``pdf.py``, ``html.py``;
   ``cells.py`` (one line: markup away, cells split, figures read); ``limits.py`` (every bound);
-- labels: ``vocabulary.py`` (the label lists and phrases), ``matching.py`` (a label against a list);
+- labels: ``vocabulary.py`` (the label lists and phrases, read from ``vocabulary/*.toml``),
+  ``matching.py`` (a label against a list);
 - structure: ``structure.py`` (the passes in order), ``appendix.py`` (test reports),
   ``tables.py`` (summary tables), ``facts.py``, ``trends.py`` (trend tables, test series),
   ``formulas.py``; ``problems.py`` (what could not be read).
