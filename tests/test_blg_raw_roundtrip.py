@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from esrp_report.ingest.perfmon import blg as blg_module
@@ -1253,6 +1253,7 @@ def test_cut_anywhere_reads_every_whole_sample_and_counts_the_cut_one(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.lists(st.tuples(st.sampled_from(PAYLOAD), st.integers(0, 255)), min_size=1, max_size=24))
+@example(changes=[(3850, 0), (5322, 0)])
 def test_damaged_records_are_each_read_or_counted_lost(
     tmp_path: Path, engine: str, changes: list[tuple[int, int]]
 ) -> None:
