@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from esrp_report.ingest.perfmon import blg as blg_module
@@ -1253,6 +1253,8 @@ def test_cut_anywhere_reads_every_whole_sample_and_counts_the_cut_one(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.lists(st.tuples(st.sampled_from(PAYLOAD), st.integers(0, 255)), min_size=1, max_size=24))
+@example(changes=[(3850, 0), (5322, 0)])  # two sub-record tags 42 4C 03 01 -> 42 4C 00 01: damage
+@example(changes=[(3851, 7), (5323, 7)])  # two -> 42 4C 03 07, an unknown kind among readable samples
 def test_damaged_records_are_each_read_or_counted_lost(
     tmp_path: Path, engine: str, changes: list[tuple[int, int]]
 ) -> None:
@@ -1266,6 +1268,30 @@ def test_damaged_records_are_each_read_or_counted_lost(
     read, lost, problems = result
     assert read + lost == DAMAGE_SAMPLES, problems
     assert lost == sum(p.count("(1 skipped)") for p in problems), problems
+
+
+@pytest.mark.parametrize("held", [1000, 1])
+def test_samples_of_an_unknown_kind_among_readable_ones_are_each_named(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch, held: int
+) -> None:
+    """The first two samples' first sub-record made 42 4C 03 07: met before any sample is read,
+    they are held and named one by one once later samples are read; past the number held, the
+    rest are counted in one problem."""
+    monkeypatch.setattr(blg_module.decoding, "_HELD", held)
+    data = bytearray(CLEAN)
+    for head, _ in SPANS[:2]:
+        assert data[head + 8 : head + 12] == b"BL\x03\x01"
+        data[head + 11] = 7
+    result = damaged_read(tmp_path, bytes(data), engine)
+    assert result is not None
+    read, lost, problems = result
+    assert (read, lost) == (DAMAGE_SAMPLES - 2, 2)
+    named = [p for p in problems if "not understood: sample sub-record kind 42 4C 03 07" in p]
+    if held > 1:
+        assert len(named) == 2 and all("(1 skipped)" in p for p in named), problems
+    else:
+        assert len(named) == 1 and "10:00:00.000" in named[0] and "(1 skipped)" in named[0], problems
+        assert any("1 more sample(s) not understood" in p and "(1 skipped)" in p for p in problems), problems
 
 
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -29,6 +29,9 @@ except ImportError:  # built without a C compiler: the NumPy engine serves
     _blgcook = None
 
 _LISTED = 10  # sample times listed in a problem
+# Samples of an unknown layout held, each with its own problem, while no sample has been read
+# (they are named one by one if one is read later; a log of an unknown layout keeps only this many).
+_HELD = 1000
 
 ENGINES = ("auto", "native", "numpy")  # "auto": the compiled engine when it was built
 
@@ -132,6 +135,8 @@ class _Decoder:
         self._values_missing = 0  # cells left empty by those failures (a wildcard lists none)
         self._failed_at: list[int] = []  # local stamps of the first such samples
         self._first_unsupported: tuple[_Record, str] | None = None
+        self._unsupported_before_read = 0  # of samples_unsupported, those met before any sample was read
+        self._unsupported_held: list[Problem] = []  # the first _HELD of them, each named
         self.window: _Window | None = None
         # How the engine reads the current layout's slots, made on the layout's first run.
         self._gather_planned: tuple[_Layout, _GatherPlan] | None = None
@@ -338,11 +343,25 @@ class _Decoder:
         return current
 
     def failure_problems(self) -> list[Problem]:
-        """The samples of a layout not understood (how many, the first named), and those in
-        which some counters have no value because their collection failed (a PDH status other
-        than valid data): how many, when, which statuses, how many values."""
+        """The samples of a layout not understood (see ``unsupported``), and those in which some
+        counters have no value because their collection failed (a PDH status other than valid
+        data): how many, when, which statuses, how many values."""
         problems = []
-        if self._first_unsupported is not None:
+        if self._first_unsupported is not None and self.samples:
+            problems.extend(self._unsupported_held)
+            more = self._unsupported_before_read - len(self._unsupported_held)
+            if more > 0:
+                record, why = self._first_unsupported
+                problems.append(
+                    Problem(
+                        self.layouts.source,
+                        f"{more} more sample(s) not understood, as the first ({why}), before the "
+                        "first sample read; skipped and counted as lost",
+                        location=_where(record),
+                        lost=more,
+                    )
+                )
+        elif self._first_unsupported is not None:
             record, why = self._first_unsupported
             problems.append(
                 Problem(
@@ -374,12 +393,28 @@ class _Decoder:
         ]
 
     def unsupported(self, record: _Record, why: str) -> None:
-        """A sample of a layout this reader does not know: counted lost; the first one is named
-        (``failure_problems`` says how many in all)."""
+        """A sample of a layout this reader does not know: counted lost. A log's layout is its
+        writer's, the same in every sample, so an unknown kind in a log whose other samples are
+        read is most likely damage: such a sample is named by its own problem, as a damaged one
+        is. When no sample is read at all, ``failure_problems`` names the first and counts them
+        (the log is refused as unsupported)."""
         self.samples_unsupported += 1
         self.samples_lost += 1
         if self._first_unsupported is None:
             self._first_unsupported = (record, why)
+        problem = Problem(
+            self.layouts.source,
+            f"sample at {_local_text(record.stamp)} not understood: {why}; skipped, "
+            "the log's other samples being of a layout this reader reads",
+            location=_where(record),
+            lost=1,
+        )
+        if self.samples:
+            self.problems.append(problem)
+            return
+        self._unsupported_before_read += 1
+        if len(self._unsupported_held) < _HELD:
+            self._unsupported_held.append(problem)
 
     def damaged(self, record: _Record, why: str) -> None:
         self.samples_lost += 1

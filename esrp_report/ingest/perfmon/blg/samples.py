@@ -77,7 +77,7 @@ class _Layouts:
                 layout, read = known
                 self.layouts_seen.add(layout)
                 read(record, _SubRecord(position, length, ordinal, where), built)
-            elif tag[:2] == b"BL":
+            elif tag[:3] == _CONTAINER_TAG[:3]:  # a BL 03 kind this reader does not know
                 raise _Unsupported(
                     f"sample sub-record kind {tag.hex(' ').upper()} at record byte {position} "
                     "(this reader knows 42 4C 03 05, 01 and 02)"
