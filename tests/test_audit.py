@@ -423,3 +423,26 @@ def test_a_slip_in_an_esrp_4_appendix_table_is_an_error(tmp_path: Path) -> None:
     # Found by two relations (the achieved IOPS sum, Total = transactional + maintenance); the
     # planted cell is in both and alone mends both: both findings are placed at its line.
     assert errors == {("appendix.achieved", 395), ("appendix.total_table", 395)}
+
+
+def test_a_sentence_stating_users_across_servers_must_multiply_out(tmp_path: Path) -> None:
+    """002's own slip, in a sentence of this project's wording (the fixture leaves prose out):
+    4 x 3,750 users per server is not 14,000."""
+    text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8").splitlines()
+    first_prose = text.index("[prose omitted]")
+    stated = "We simulated 14,000 users across four servers, with 3,750 users per server. Each had 2 GB."
+    path = tmp_path / "prose.txt"
+    path.write_text("\n".join([*text[:first_prose], stated, *text[first_prose + 1 :]]), encoding="utf-8")
+    errors = [f for f in audit_document(path).findings if f.check == "prose.users"]
+    assert [(f.line, f.printed, f.expected) for f in errors] == [(first_prose + 1, "14,000", "15,000")]
+    # Three figures, one sentence; the same figures in separate sentences, or a sentence that
+    # agrees, are not findings.
+    for sentence in (
+        "We simulated 14,000 users across four servers. Each server had 3,750 users per server.",
+        "We simulated 15,000 users across four servers, with 3,750 users per server.",
+        "All 100,000 users are spread across 20 mailbox servers (10 servers per DAG).",
+    ):
+        path.write_text(
+            "\n".join([*text[:first_prose], sentence, *text[first_prose + 1 :]]), encoding="utf-8"
+        )
+        assert not [f for f in audit_document(path).findings if f.check == "prose.users"], sentence

@@ -28,7 +28,7 @@ from esrp_report.audit.context import Context, build_context
 from esrp_report.audit.coverage import coverage, guards
 from esrp_report.audit.findings import merged, ordered
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, summed_half
-from esrp_report.audit.relations import aggregate, appendix, backup, config, formulas, servers, trends
+from esrp_report.audit.relations import aggregate, appendix, backup, config, formulas, prose, servers, trends
 from esrp_report.audit.result import AuditResult, RecomputedRow
 from esrp_report.audit.status import recognised, results_read
 from esrp_report.model import PublishedDocument, TestKind
@@ -88,6 +88,7 @@ def _relations(ctx: Context) -> None:
             aggregate.against_servers(ctx, test, columns)
     backup.summaries(ctx)
     config.facts(ctx)
+    prose.users_across_servers(ctx)
     for report in ctx.doc.reports:
         if report.run is not None:
             for relations in _REPORT_RELATIONS:

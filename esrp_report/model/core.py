@@ -735,6 +735,19 @@ class Formula:
 
 
 @dataclass(frozen=True)
+class ProseUsers:
+    """A sentence stating the users, the servers they are spread across and the users per server
+    ("14,000 across four servers, with 3,750 users per server")."""
+
+    total: DocNumber
+    servers: int
+    servers_text: str  # as printed: "four", "20"
+    per_server: DocNumber
+    line: int
+    sentence: str
+
+
+@dataclass(frozen=True)
 class SeriesUsers:
     """The user counts a table gives one test series ("#1: 5,000 / 7,500 / 10,000 users")."""
 
@@ -774,6 +787,7 @@ class PublishedDocument:
     trend_tables: list[TrendTable] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     series: list[SeriesUsers] = field(default_factory=list)
+    prose_users: list[ProseUsers] = field(default_factory=list)
     unread_summary_rows: int = 0  # summary rows whose columns could not be told apart
     reports: list[PublishedReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

@@ -3,7 +3,8 @@
 Where each lives: the appendix's test reports (``appendix.py``: cut first, so that the passes
 over the summary, facts and formulas leave their lines alone), summary tables (``tables.py``),
 label/value facts and the stated ESRP version (``facts.py``), trend tables and test series
-(``trends.py``), worked formulas (``formulas.py``).
+(``trends.py``), worked formulas (``formulas.py``), figures stated together in a sentence
+(``prose.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from esrp_report.ingest.documents.appendix import read_report, report_segments
 from esrp_report.ingest.documents.facts import facts, stated_convention
 from esrp_report.ingest.documents.formulas import formulas
 from esrp_report.ingest.documents.problems import problem
+from esrp_report.ingest.documents.prose import prose_users
 from esrp_report.ingest.documents.tables import summary_tables
 from esrp_report.ingest.documents.trends import series, trend_tables
 from esrp_report.model import PublishedDocument
@@ -26,6 +28,7 @@ def build(doc: PublishedDocument) -> None:
     facts(doc, in_report)
     trend_tables(doc)
     formulas(doc, in_report)
+    prose_users(doc, in_report)
     series(doc)
     for start, end, title in segments:
         read_report(doc, start, end, title)
