@@ -57,8 +57,9 @@ SAMPLES = ("vmax", "netapp", "dellemc")  # samples/<name>.toml, when present
 
 @dataclass(frozen=True)
 class Plant:
-    """One digit changed: the cell (line, column), its text before and after, the place value of
-    the changed digit (10**place) and the cell's guard."""
+    """One digit changed: the cell (line, column), the cell's text before and after, the number
+    changed (its text before and after, where it starts in the cell), the place value of the
+    changed digit (10**place) and the number's guard."""
 
     line: int
     column: int
@@ -66,6 +67,9 @@ class Plant:
     after: str
     place: int
     guard: float
+    number: str = ""
+    changed: str = ""
+    start: int = 0
 
 
 @dataclass
@@ -156,7 +160,13 @@ def plants(doc: Document, sample: int | None, seed: int, *, vouched_only: bool =
         leading = index == 0 or (not text[index - 1].isdigit() and text[index - 1] not in ".,")
         choices = [d for d in "0123456789" if d != text[index] and not (leading and d == "0" and place > 0)]
         after = text[:index] + rng.choice(choices) + text[index + 1 :]
-        out.append(Plant(line, column, text, after, place, guard))
+        # The number the digit belongs to: the run of figures around it in the cell.
+        start, end = index, index + 1
+        while start > 0 and (text[start - 1].isdigit() or text[start - 1] in ".,"):
+            start -= 1
+        while end < len(text) and (text[end].isdigit() or text[end] in ".,"):
+            end += 1
+        out.append(Plant(line, column, text, after, place, guard, text[start:end], after[start:end], start))
     return out
 
 
@@ -167,15 +177,17 @@ def _edge(text: str) -> re.Pattern[str]:
 def plant_line(doc: Document, plant: Plant) -> list[tuple[int, str, int | None]] | None:
     """The document's lines with the plant made in its raw line, or None when it cannot be placed."""
     cells = doc.cells[plant.line]
-    nth = sum(1 for c in cells[: plant.column] if c == plant.before)
+    edge = _edge(plant.number)
+    # The number's place among its like in the line: earlier cells, then the cell before it.
+    nth = len(edge.findall("\t".join([*cells[: plant.column], plant.before[: plant.start]])))
     for position, (no, raw, page) in enumerate(doc.lines):
         if no != plant.line:
             continue
-        found = list(_edge(plant.before).finditer(raw))
+        found = list(edge.finditer(raw))
         if len(found) <= nth:
             return None
         match = found[nth]
-        changed = raw[: match.start()] + plant.after + raw[match.end() :]
+        changed = raw[: match.start()] + plant.changed + raw[match.end() :]
         cleaned = clean_line(DocLine(no, changed, page=page))
         if (
             not cleaned.cells
