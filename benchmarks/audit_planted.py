@@ -279,7 +279,9 @@ def figures(doc: Document, sample: int | None, seed: int, jobs: int) -> Figures:
     placed = [o for o in outcomes if o.placed]
     pool = candidates(doc)
     misses = [
-        {**asdict(o.plant), "new_errors": o.new_errors, "caught": o.caught} for o in placed if not o.at_line
+        {**asdict(o.plant), "new_errors": o.new_errors, "named": o.named, "caught": o.caught}
+        for o in placed
+        if not o.at_line
     ]
     return Figures(
         document=doc.name,

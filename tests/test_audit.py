@@ -446,3 +446,28 @@ def test_a_sentence_stating_users_across_servers_must_multiply_out(tmp_path: Pat
             "\n".join([*text[:first_prose], sentence, *text[first_prose + 1 :]]), encoding="utf-8"
         )
         assert not [f for f in audit_document(path).findings if f.check == "prose.users"], sentence
+
+
+def test_the_readme_audited_as_text_is_exit_2_naming_what_was_not_read() -> None:
+    readme = Path(__file__).parent.parent / "README.md"
+    audited = runner.invoke(app, ["audit", str(readme)])
+    assert audited.exit_code == 2
+    assert "nothing was checked" in audited.output and "Figures not read:" in audited.output
+    assert "0 error(s)" not in audited.output
+
+
+def test_coverage_is_printed_per_table_and_every_unread_block_is_listed() -> None:
+    audited = runner.invoke(app, ["audit", str(DATA / "netapp-001.txt"), "--json"])
+    coverage = json.loads(audited.output)["coverage"]
+    tables = {t["title"].split(":")[0]: t for t in coverage["tables"]}
+    server = tables["server table (Performance)"]
+    # The 7 figures of the per-server table each take part in a relation (sum, appendix).
+    assert (server["first_line"], server["numbers"], server["checked"]) == (290, 7, 7)
+    assert coverage["numbers"] == sum(t["numbers"] for t in coverage["tables"])
+    assert 0 < coverage["vouched_to_last_digit"] <= coverage["checked"] <= coverage["numbers"]
+    # The storage configuration tables carry figures no relation reads: listed with their lines.
+    unread = {(b["first_line"], b["last_line"]) for b in coverage["unread_blocks"]}
+    assert (113, 113) in unread
+    text = runner.invoke(app, ["audit", str(DATA / "netapp-001.txt")]).output
+    assert "Tables read" in text and "Not read: " in text
+    assert "relations checked over 236 of 330 printed numbers read" in " ".join(text.split())
