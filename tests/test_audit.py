@@ -471,3 +471,22 @@ def test_coverage_is_printed_per_table_and_every_unread_block_is_listed() -> Non
     text = runner.invoke(app, ["audit", str(DATA / "netapp-001.txt")]).output
     assert "Tables read" in text and "Not read: " in text
     assert "relations checked over 236 of 330 printed numbers read" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Database Disks Reads/sec\t318.363", "D\tatabase Disks Reads/sec\t318.363"),
+        ("Instance3296.2\t16.016\t1.511\t54.436", "I\tnstance3296.2\t16.016\t1.511\t54.436"),
+    ],
+)
+def test_a_first_letter_split_into_its_own_cell_is_joined_back(tmp_path: Path, old: str, new: str) -> None:
+    text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path = tmp_path / "split.txt"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    untouched, split = audit_document(DATA / "dellemc-002.txt"), audit_document(path)
+    assert split.checked == untouched.checked
+    assert [(f.check, f.line) for f in split.findings] == [(f.check, f.line) for f in untouched.findings]
+    assert split.coverage is not None and untouched.coverage is not None
+    assert split.coverage.checked == untouched.coverage.checked

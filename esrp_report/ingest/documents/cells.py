@@ -80,9 +80,24 @@ def clean_line(line: DocLine) -> DocLine:
             cells.pop()
         if len(cells) < 2 and not (cells and any(c for c in cells)):
             cells = None
+        elif _split_first_letter(cells):
+            cells = [cells[0] + cells[1], *cells[2:]]
+            text = " ".join(c for c in cells if c)
     if text == raw:
         text = raw  # one string for both, not two: most lines of a text need no cleaning
     return DocLine(line.no, raw, page=line.page, text=text, cells=cells, heading=heading)
+
+
+def _split_first_letter(cells: list[str]) -> bool:
+    """A label's first letter extracted into a cell of its own ("D | atabase Disks Reads/sec |
+    317.776", a PDF's drop cap or an OCR column guess): a lone capital followed by a cell that
+    goes on in lower case (or "/O" of "I/O")."""
+    if len(cells) < 3:  # the letter, the rest of the label, a figure
+        return False
+    first, second = cells[0], cells[1]
+    if len(first) != 1 or not first.isupper():
+        return False
+    return (second[:1].isalpha() and second[:1].islower()) or (first == "I" and second.startswith("/O"))
 
 
 def _prose(line: DocLine) -> DocLine:
