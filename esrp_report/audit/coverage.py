@@ -22,6 +22,7 @@ from esrp_report.model import DocNumber, PublishedDocument
 
 Key = tuple[int, int, str]
 _LINE = re.compile(r"\bline (\d+)")
+_FIGURE_START = frozenset("0123456789.-+")
 # A relation's slack is a sum of half units: one unit of the last digit equals it exactly when
 # nothing else widens it, and such a change need not break it.
 _MARGIN = 1e-6
@@ -104,7 +105,12 @@ def _unread_blocks(doc: PublishedDocument, read: set[int]) -> Iterator[UnreadBlo
     block: list[tuple[int, int, str]] = []  # (line, numbers, text)
     gap = 0
     for line in doc.lines:
-        figures = sum(1 for c in (line.cells or [])[1:] if is_number(c)) if line.no not in read else 0
+        cells = line.cells
+        figures = (
+            sum(1 for c in cells[1:] if c[:1] in _FIGURE_START and is_number(c))
+            if cells and line.no not in read
+            else 0
+        )
         if figures:
             block.append((line.no, figures, line.text))
             gap = 0

@@ -344,9 +344,25 @@ class _Reader:
         # row, field).
         self.cells = cells
 
-    def keep(self, key: tuple[str, ...], text: str, table: _Table, row: int, column: int) -> None:
-        """Keep a figure as printed at row ``row`` (0 = the header) and cell ``column`` of a table."""
+    def keep(
+        self,
+        key: tuple[str, ...],
+        text: str,
+        table: _Table,
+        row: int,
+        column: int,
+        *,
+        value: float | None = None,
+    ) -> None:
+        """Keep a figure as printed at row ``row`` (0 = the header) and cell ``column`` of a table
+        (``value``: the figure the cell was already read as, when it is a plain number)."""
         if self.cells is None or row >= len(table.lines):
+            return
+        if value is not None:  # a per-instance figure: no second parse (a 50 MB text has 600,000)
+            printed = text.strip()
+            dot = printed.find(".")
+            decimals = len(printed) - dot - 1 if dot >= 0 else 0
+            self.cells[key] = DocNumber(value, decimals, printed, False, table.lines[row], column)
             return
         figure = DocNumber.parse(text)
         if figure is not None:
@@ -632,9 +648,8 @@ class _Reader:
                 number = self.number(cell, where)
                 if number is not None:
                     values[key] = number
-                    self.keep(
-                        ("instance", kind.value, instance, key), cell, table, row_number - 1, column - 1
-                    )
+                    at = (row_number - 1, column - 1)
+                    self.keep(("instance", kind.value, instance, key), cell, table, *at, value=number)
             result.rows.append(InstanceRow(instance, values))
         if empty:
             self.problem(f"{empty} empty cell(s) left without a value", f"table '{name}'", "note")
