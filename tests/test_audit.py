@@ -490,3 +490,22 @@ def test_a_first_letter_split_into_its_own_cell_is_joined_back(tmp_path: Path, o
     assert [(f.check, f.line) for f in split.findings] == [(f.check, f.line) for f in untouched.findings]
     assert split.coverage is not None and untouched.coverage is not None
     assert split.coverage.checked == untouched.coverage.checked
+
+
+def test_a_table_flattened_onto_one_line_is_read_as_its_rows(tmp_path: Path) -> None:
+    """000's per-server rows run together on one line, as a paste of a PDF's table can: the same
+    relations are checked and the same slips found (at the one line they now share)."""
+    lines = (DATA / "vmax-000.txt").read_text(encoding="utf-8").splitlines()
+    rows = lines[408:416]  # reads/sec to log write latency, "Transaction log I/O" between them
+    flat = " ".join(" ".join(r.replace("<b>", "").replace("</b>", "").split()) for r in rows)
+    path = tmp_path / "flat.txt"
+    path.write_text("\n".join([*lines[:408], flat, *lines[416:]]), encoding="utf-8")
+    untouched, flattened = audit_document(DATA / "vmax-000.txt"), audit_document(path)
+    assert flattened.checked == untouched.checked
+    moved = {414: 409, 446: 439}  # the log-writes row is on the one line; later lines move up 7
+    expected = {
+        (f.check, moved.get(f.line or 0, (f.line or 0) - 7 if (f.line or 0) > 416 else f.line), f.column)
+        for f in untouched.findings
+        if f.severity == "error"
+    }
+    assert {(f.check, f.line, f.column) for f in flattened.findings if f.severity == "error"} == expected

@@ -23,6 +23,7 @@ from esrp_report.model import DocNumber, PublishedDocument
 Key = tuple[int, int, str]
 _LINE = re.compile(r"\bline (\d+)")
 _FIGURE_START = frozenset("0123456789.-+")
+MAX_UNREAD_BLOCKS = 1000  # listed one by one; any more are counted
 # A relation's slack is a sum of half units: one unit of the last digit equals it exactly when
 # nothing else widens it, and such a change need not break it.
 _MARGIN = 1e-6
@@ -91,7 +92,12 @@ def coverage(doc: PublishedDocument, guarded: dict[Key, float]) -> Coverage:
     read.update(line for _key, _text, line in doc.all_facts)
     read.update(f.line for f in doc.formulas)
     read.update(s.line for s in doc.series)
-    result.unread = list(_unread_blocks(doc, read))
+    for block in _unread_blocks(doc, read):
+        if len(result.unread) < MAX_UNREAD_BLOCKS:
+            result.unread.append(block)
+        else:  # a junk file is all blocks: they are counted, not kept
+            result.more_unread_blocks += 1
+            result.more_unread_numbers += block.numbers
     return result
 
 

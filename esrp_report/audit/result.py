@@ -52,6 +52,9 @@ class Coverage:
 
     tables: list[TableCoverage] = field(default_factory=list)
     unread: list[UnreadBlock] = field(default_factory=list)
+    # Blocks past the first MAX_UNREAD_BLOCKS (audit/coverage.py): counted, not listed.
+    more_unread_blocks: int = 0
+    more_unread_numbers: int = 0
 
     @property
     def numbers(self) -> int:
@@ -111,9 +114,10 @@ class AuditResult:
         blocks = self.coverage.unread if self.coverage else []
         if not blocks:
             return ""
+        total = len(blocks) + (self.coverage.more_unread_blocks if self.coverage else 0)
         shown = "; ".join(f"lines {b.first_line}-{b.last_line} ({b.what!r})" for b in blocks[:3])
-        more = f" and {len(blocks) - 3} more" if len(blocks) > 3 else ""
-        return f". Figures not read: {len(blocks)} block(s): {shown}{more}"
+        more = f" and {total - 3:,} more" if total > 3 else ""
+        return f". Figures not read: {total:,} block(s): {shown}{more}"
 
     def _nothing_checked_reason(self) -> str:
         if self.checked and not self.results_read:

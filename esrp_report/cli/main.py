@@ -328,16 +328,18 @@ def _print_coverage(result: AuditResult) -> None:
     if cover.tables:
         console.print(view)
     if cover.unread:
-        numbers = sum(b.numbers for b in cover.unread)
-        console.print(f"[yellow]Not read: {len(cover.unread)} block(s) of figures, {numbers:,} number(s)[/]")
+        blocks = len(cover.unread) + cover.more_unread_blocks
+        numbers = sum(b.numbers for b in cover.unread) + cover.more_unread_numbers
+        console.print(f"[yellow]Not read: {blocks:,} block(s) of figures, {numbers:,} number(s)[/]")
         for block in cover.unread[:_UNREAD_SHOWN]:
             console.print(
                 f"  lines {block.first_line}-{block.last_line} ({block.numbers} number(s)) "
                 f"{block.what!r}: {block.reason}",
                 markup=False,
             )
-        if len(cover.unread) > _UNREAD_SHOWN:
-            console.print(f"  ... and {len(cover.unread) - _UNREAD_SHOWN} more (--json lists every one)")
+        if blocks > _UNREAD_SHOWN:
+            listed = "the first 1,000" if cover.more_unread_blocks else "every one"
+            console.print(f"  ... and {blocks - _UNREAD_SHOWN:,} more (--json lists {listed})")
 
 
 @app.command()

@@ -285,4 +285,6 @@ def _coverage(result: AuditResult) -> dict[str, Any] | None:
         "vouched_to_last_digit": coverage.vouched,
         "tables": [asdict(t) for t in coverage.tables],
         "unread_blocks": [asdict(b) for b in coverage.unread],
+        "more_unread_blocks": coverage.more_unread_blocks,  # past the first 1,000: counted only
+        "more_unread_numbers": coverage.more_unread_numbers,
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from esrp_report.ingest.documents.appendix import read_report, report_segments
 from esrp_report.ingest.documents.facts import facts, stated_convention
+from esrp_report.ingest.documents.flattened import unflatten
 from esrp_report.ingest.documents.formulas import formulas
 from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.prose import prose_users
@@ -21,6 +22,7 @@ from esrp_report.model import PublishedDocument
 
 def build(doc: PublishedDocument) -> None:
     """Fill ``doc`` from ``doc.lines``."""
+    doc.lines = unflatten(doc.lines)
     segments = report_segments(doc.lines)
     in_report = {i for start, end, _title in segments for i in range(start, end)}
     doc.convention = stated_convention(doc.lines)
