@@ -236,7 +236,9 @@ def _capacities(ctx: Context) -> None:
             (databases[0], databases[1] - formatted[1]),
             formatted[0],
             what="% formatted storage capacity used by Exchange databases",
-            derivation=f"total database size {databases[0].text} / total formatted capacity {formatted[0].text}",
+            derivation=(
+                f"total database size {databases[0].text} / total formatted capacity {formatted[0].text}"
+            ),
             row="% formatted storage capacity used by Exchange databases",
         )
 
@@ -270,5 +272,16 @@ def _ratio(
     bases = (1000.0, 1024.0) if power else (1000.0,)
     options = [value.scale(base**power) for base in bases]
     mine = Iv.of(printed)
-    chosen = next((o for o in options if mine.meets(o)), min(options, key=lambda o: abs(o.mid - printed.value)))
-    ctx.relation(check, printed, chosen, what=what, derivation=derivation, terms=terms, section="Tested deployment", row=row)
+    chosen = next(
+        (o for o in options if mine.meets(o)), min(options, key=lambda o: abs(o.mid - printed.value))
+    )
+    ctx.relation(
+        check,
+        printed,
+        chosen,
+        what=what,
+        derivation=derivation,
+        terms=terms,
+        section="Tested deployment",
+        row=row,
+    )

@@ -23,7 +23,9 @@ QUOTED_SOURCE = "evidence notes: figures quoted with the file they were read fro
 
 _DOT_LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+$")
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_DATE_OR_VERSION = re.compile(rf"(?:\b(?:{_MONTHS})\s+(?:19|20)\d\d|\bversion\s+\d+(?:\.\d+)*)$", re.IGNORECASE)
+_DATE_OR_VERSION = re.compile(
+    rf"(?:\b(?:{_MONTHS})\s+(?:19|20)\d\d|\bversion\s+\d+(?:\.\d+)*)$", re.IGNORECASE
+)
 _SERVER_NUMBER = re.compile(r"(?:server|host)\s*\d+", re.IGNORECASE)
 _DIGITS = re.compile(r"\d")
 _SOURCE_FILE = re.compile(r"\d\s*\([^()]*\.(?:html?|xml|csv|blg|txt|log)\)", re.IGNORECASE)
