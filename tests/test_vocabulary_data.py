@@ -36,10 +36,10 @@ def _table(section: str) -> dict[str, str]:
 
 def test_the_counts_are_those_of_the_python_lists() -> None:
     assert len(V.SUMMARY_METRICS) == 28
-    assert len(V.FACTS) == 29
+    assert len(V.FACTS) == 67  # 29 of the Python lists, then the tested deployment's rows
     assert {"backup_per_database", "backup_per_server"} == V.BACKUP_METRICS
     assert {"value", "values", "detail"} == V.VALUE_HEADERS
-    assert len(V.PAIR_LABELS) == 29 and len(V.PAIR_FIRST_WORDS) == 26
+    assert len(V.PAIR_LABELS) == 75 and len(V.PAIR_FIRST_WORDS) == 40
     assert len(V.KNOWN_HEADERS) == 36 and len(V.INSTANCE_SECTIONS) == 6
     assert {k: len(v) for k, v in V.STANDARD_COLUMNS.items()} == {
         "wide": 12,
@@ -82,6 +82,36 @@ def test_the_labels_per_key_are_those_of_the_python_lists() -> None:
         "log_files_size": 1,
         "database_size": 1,
         "search_catalog": 1,
+        # the tested deployment's other rows (ESRP's template and this tool's documents)
+        "servers_tested": 1,
+        "target_per_server": 1,
+        "target_all_servers": 1,
+        "mailbox_size": 1,
+        "database_size_tested": 1,
+        "formatted_capacity_used": 1,
+        "capacity_used": 1,
+        "storage_connectivity": 2,
+        "storage_model": 2,
+        "storage_cache": 1,
+        "storage_controllers": 1,
+        "storage_ports": 1,
+        "host_bandwidth": 1,
+        "switch": 2,
+        "hba_model": 1,
+        "hbas_per_host": 2,
+        "max_spindles": 2,
+        "hba_driver": 1,
+        "hba_queue_target": 1,
+        "hba_queue_depth": 2,
+        "multipathing": 2,
+        "host_os": 1,
+        "ese_version": 1,
+        "replication": 2,
+        "disk_type": 2,
+        "raid_level": 1,
+        "formatted_capacity": 1,
+        "formatted_capacity_databases": 1,
+        "capacity_utilization": 1,
     }
 
 

@@ -88,6 +88,7 @@ def _relations(ctx: Context) -> None:
             aggregate.against_servers(ctx, test, columns)
     backup.summaries(ctx)
     config.facts(ctx)
+    config.tested(ctx)
     prose.users_across_servers(ctx)
     for report in ctx.doc.reports:
         if report.run is not None:

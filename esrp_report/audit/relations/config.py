@@ -7,7 +7,7 @@ import re
 from esrp_report.analysis.intervals import Iv
 from esrp_report.audit.context import Context, fact_number
 from esrp_report.audit.findings import fmt
-from esrp_report.model import DocNumber
+from esrp_report.model import DocNumber, TestKind
 from esrp_report.model.findings import ERROR
 
 
@@ -113,3 +113,175 @@ def _report_targets(ctx: Context, per_server: DocNumber | None) -> None:
             row="mailboxes per server",
             line=ctx.doc.facts["mailboxes_per_server"][1],
         )
+
+
+# --- the tested deployment's own figures against each other and the results -------------------
+
+_CAPACITY = re.compile(r"^\s*([\d,]*\.?\d+)\s*(MB|GB|TB|PB)\b", re.IGNORECASE)
+_POWERS = {"mb": 0, "gb": 1, "tb": 2, "pb": 3}
+_SECTION = "Simulated Exchange configuration"
+
+
+def placed_fact(ctx: Context, key: str) -> DocNumber | None:
+    """The leading figure of a fact, placed at its value's cell (so that coverage counts it)."""
+    fact = ctx.doc.facts.get(key)
+    number = DocNumber.leading(fact[0]) if fact else None
+    return number.at(fact[1], 1) if number is not None and fact else None
+
+
+def tested(ctx: Context) -> None:
+    """config.servers_tested: the number of servers tested = the per-server columns (else the
+    servers of the appendix's performance reports); config.target_all: the target per server x
+    the servers tested = the target of all tested servers; config.target: the target per server
+    the configuration states = its mailboxes per server x the tested IOPS per mailbox;
+    config.raw_capacity, config.capacity_utilization, config.formatted_capacity_used: capacities
+    against the disks and each other."""
+    servers = placed_fact(ctx, "servers_tested")
+    if servers is not None:
+        columns = ctx.columns[TestKind.PERFORMANCE]
+        machines = {r.machine.casefold() for r in ctx.runs if r.kind is TestKind.PERFORMANCE and r.machine}
+        count, counted = (
+            (len(columns), "per-server columns of the performance results")
+            if columns
+            else (len(machines), "servers of the appendix's performance reports")
+        )
+        if count:
+            ctx.relation(
+                "config.servers_tested",
+                servers,
+                Iv(count, count),
+                what="number of servers tested",
+                derivation=f"{count} {counted}",
+                section=_SECTION,
+                row="Number of servers tested",
+            )
+    per_server = placed_fact(ctx, "target_per_server")
+    total = placed_fact(ctx, "target_all_servers")
+    if per_server is not None and total is not None and servers is not None:
+        ctx.relation(
+            "config.target_all",
+            total,
+            Iv.of(per_server) * Iv.of(servers, 0.0),  # a count is exact
+            what="target transactional IOPS of all tested servers",
+            derivation=f"target per server {per_server.text} x {servers.text} servers tested",
+            terms=[(per_server, servers.value), (servers, per_server.value)],
+            section=_SECTION,
+            row="Target transactional IOPS, all tested servers",
+        )
+    mailboxes = placed_fact(ctx, "mailboxes_per_server")
+    iops = _tested_iops(ctx)
+    fact = ctx.doc.facts.get("iops_per_mailbox")
+    if per_server is not None and mailboxes is not None and iops is not None and fact is not None:
+        iops = iops.at(fact[1], 1)
+        ctx.relation(
+            "config.target",
+            per_server,
+            Iv.of(mailboxes, 0.0) * Iv.of(iops),  # a count is exact
+            what="target transactional IOPS per server",
+            derivation=f"{mailboxes.text} mailboxes per server x {iops.text} IOPS per mailbox (tested)",
+            terms=[(mailboxes, iops.value), (iops, mailboxes.value)],
+            section=_SECTION,
+            row="Target transactional IOPS per server",
+        )
+    _capacities(ctx)
+
+
+def _capacity(ctx: Context, key: str) -> tuple[DocNumber, int] | None:
+    """A capacity fact's figure (placed) and its unit's power of a thousand (or 1024) in MB."""
+    fact = ctx.doc.facts.get(key)
+    found = _CAPACITY.match(fact[0]) if fact else None
+    number = DocNumber.parse(found.group(1)) if found else None
+    if fact is None or found is None or number is None:
+        return None
+    return number.at(fact[1], 1), _POWERS[found.group(2).casefold()]
+
+
+def _capacities(ctx: Context) -> None:
+    disks = placed_fact(ctx, "disks")
+    per_disk = _capacity(ctx, "raw_capacity_per_disk")
+    raw = _capacity(ctx, "raw_capacity")
+    if disks is not None and per_disk is not None and raw is not None:
+        _ratio(
+            ctx,
+            "config.raw_capacity",
+            raw[0],
+            (per_disk[0], per_disk[1] - raw[1]),
+            None,
+            factor=disks,
+            what="total raw storage capacity",
+            derivation=f"{disks.text} disks x {per_disk[0].text} per disk",
+            row="Total raw storage capacity",
+        )
+    formatted = _capacity(ctx, "formatted_capacity")
+    utilization = placed_fact(ctx, "capacity_utilization")
+    if formatted is not None and raw is not None and utilization is not None:
+        _ratio(
+            ctx,
+            "config.capacity_utilization",
+            utilization,
+            (formatted[0], formatted[1] - raw[1]),
+            raw[0],
+            what="storage capacity utilization",
+            derivation=f"total formatted capacity {formatted[0].text} / total raw capacity {raw[0].text}",
+            row="Storage capacity utilization",
+        )
+    databases = _capacity(ctx, "database_size_tested")
+    used = placed_fact(ctx, "formatted_capacity_used")
+    formatted = _capacity(ctx, "formatted_capacity_databases") or formatted
+    if databases is not None and formatted is not None and used is not None:
+        _ratio(
+            ctx,
+            "config.formatted_capacity_used",
+            used,
+            (databases[0], databases[1] - formatted[1]),
+            formatted[0],
+            what="% formatted storage capacity used by Exchange databases",
+            derivation=(
+                f"total database size {databases[0].text} / total formatted capacity {formatted[0].text}"
+            ),
+            row="% formatted storage capacity used by Exchange databases",
+        )
+
+
+def _ratio(
+    ctx: Context,
+    check: str,
+    printed: DocNumber,
+    numerator: tuple[DocNumber, int],
+    denominator: DocNumber | None,
+    *,
+    factor: DocNumber | None = None,
+    what: str,
+    derivation: str,
+    row: str,
+) -> None:
+    """``printed`` = numerator (x factor) / denominator (x 100 when printed as a percentage), the
+    numerator's unit ``power`` steps of a thousand above the denominator's: where the units differ,
+    either a thousand or 1,024 a step holds (documents use both), and the closer is reported."""
+    number, power = numerator
+    # Each term's coefficient: how much the printed figure moves per unit of the term.
+    terms: list[tuple[DocNumber | None, float]] = [(number, printed.value / (number.value or 1.0))]
+    value = Iv.of(number)
+    if factor is not None:
+        value = value * Iv.of(factor, 0.0)  # a count is exact
+        terms.append((factor, printed.value / (factor.value or 1.0)))
+    if denominator is not None:
+        value = value / Iv.of(denominator)
+        terms.append((denominator, -printed.value / (denominator.value or 1.0)))
+        value = value.scale(100.0)  # a share, printed as a percentage
+    bases = (1000.0, 1024.0) if power else (1000.0,)
+    options = [value.scale(base**power) for base in bases]
+    mine = Iv.of(printed)
+    chosen = next(
+        (o for o in options if mine.meets(o)), min(options, key=lambda o: abs(o.mid - printed.value))
+    )
+    ctx.relation(
+        check,
+        printed,
+        chosen,
+        what=what,
+        derivation=derivation,
+        terms=terms,
+        section="Tested deployment",
+        row=row,
+    )

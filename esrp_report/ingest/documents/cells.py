@@ -11,7 +11,16 @@ from __future__ import annotations
 import re
 
 from esrp_report.ingest.documents import limits
-from esrp_report.ingest.documents.vocabulary import PAIR_FIRST_WORDS, PAIR_LABELS
+from esrp_report.ingest.documents.vocabulary import (
+    FACT_PAIR_FIRST_WORDS,
+    FACT_PAIR_LABELS,
+    FACT_PAIR_WORDS,
+    HEADER_FIRST_WORDS,
+    HEADER_WORDS_MAX,
+    KNOWN_HEADERS,
+    PAIR_FIRST_WORDS,
+    PAIR_LABELS,
+)
 from esrp_report.ingest.jetstress import labels as L
 from esrp_report.model import DocLine, DocNumber
 from esrp_report.model.errors import InputError
@@ -69,11 +78,17 @@ def clean_line(line: DocLine) -> DocLine:
     stamped = text[:1].isdigit() and TIMESTAMP_LINE.match(text) is not None
     if cells is None and not heading and not stamped:
         spaced = [c.strip() for c in _SPACES.split(strip_markup(raw).strip()) if c.strip()]
-        figures = _label_and_figures(text)
-        # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
-        cells = figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
+        # A known fact's label, single-spaced from its value ("Number of physical disks in test 28
+        # (+2 hot spares)"): split after the label, whatever the value ends with.
+        cells = fact_label_and_value(text) if len(spaced) < 2 else None
+        if cells is None:
+            figures = _label_and_figures(text)
+            # A listing's columns may touch ("41617.708 32145.823"): figures split on any space.
+            cells = (
+                figures if figures and len(figures) > len(spaced) else spaced if len(spaced) >= 2 else figures
+            )
     if cells is None and not heading and not stamped:
-        cells = _known_label_and_value(text)
+        cells = header_row(text) or _known_label_and_value(text)
     if cells is not None:
         cells = [" ".join(c.split()) for c in cells]
         while cells and not cells[-1]:
@@ -124,6 +139,40 @@ def _known_label_and_value(text: str) -> list[str] | None:
         if L.normalize_label(" ".join(words[:count])) in PAIR_LABELS:
             return [" ".join(words[:count]), " ".join(words[count:])]
     return None
+
+
+def fact_label_and_value(text: str) -> list[str] | None:
+    """'Raw capacity per disk 1.64 TB' -> ['Raw capacity per disk', '1.64 TB']: a line starting
+    with the label of a known fact printed on one line with its value (``same_line`` in
+    facts.toml), its separator lost (a PDF's single-spaced row)."""
+    words = text.split(" ")
+    if len(words) < 2 or words[0].strip(" :").casefold() not in FACT_PAIR_FIRST_WORDS:
+        return None
+    for count in range(min(len(words) - 1, FACT_PAIR_WORDS), 0, -1):
+        if L.normalize_label(" ".join(words[:count])) in FACT_PAIR_LABELS:
+            return [" ".join(words[:count]), " ".join(words[count:])]
+    return None
+
+
+def header_row(text: str) -> list[str] | None:
+    """'Counter Average Minimum Maximum' -> its four cells: a single-spaced header row (a PDF's
+    text) every word of which belongs to a known column name (``vocabulary.KNOWN_HEADERS``), cut
+    into the fewest such names, longest first; None unless the whole line is so cut into at
+    least three cells."""
+    words = text.split(" ")
+    if len(words) < 3 or L.normalize_header(words[0]) not in HEADER_FIRST_WORDS:
+        return None
+    cells: list[str] = []
+    at = 0
+    while at < len(words):
+        for count in range(min(len(words) - at, HEADER_WORDS_MAX), 0, -1):
+            if L.normalize_header(" ".join(words[at : at + count])) in KNOWN_HEADERS:
+                cells.append(" ".join(words[at : at + count]))
+                at += count
+                break
+        else:
+            return None
+    return cells if len(cells) >= 3 else None
 
 
 def _label_and_figures(text: str) -> list[str] | None:

@@ -4,7 +4,8 @@ states."""
 
 from __future__ import annotations
 
-from esrp_report.ingest.documents.matching import fuzzy_key
+from esrp_report.ingest.documents.cells import fact_label_and_value
+from esrp_report.ingest.documents.matching import fuzzy_key, normalize
 from esrp_report.ingest.documents.vocabulary import CONVENTION, FACTS
 from esrp_report.model import DocLine, PublishedDocument
 
@@ -12,14 +13,51 @@ from esrp_report.model import DocLine, PublishedDocument
 def facts(doc: PublishedDocument, in_report: set[int]) -> None:
     """Label/value rows outside the appendix's reports whose label is a known fact: every one in
     ``doc.all_facts``, the first of each in ``doc.facts``."""
-    for i, line in enumerate(doc.lines):
-        if i in in_report or not line.cells or len(line.cells) < 2:
+    lines = doc.lines
+    for i, line in enumerate(lines):
+        if i in in_report:
             continue
-        key = fuzzy_key(line.cells[0], FACTS, cutoff=0.9)
-        if key is None:
+        key = None
+        if line.cells and len(line.cells) >= 2:
+            key = fuzzy_key(line.cells[0], FACTS, cutoff=0.9)
+        if key is not None and line.cells:
+            value, at = line.cells[1], line.no
+        else:
+            wrapped = _wrapped(lines, i, in_report)
+            if wrapped is None:
+                continue
+            key, value, at = wrapped
+        doc.all_facts.append((key, value, at))
+        doc.facts.setdefault(key, (value, at))
+
+
+# A label wrapped in a narrow column (a PDF's table cell) spans at most this many lines.
+_WRAPPED_LINES = 3
+
+
+def _wrapped(lines: list[DocLine], i: int, in_report: set[int]) -> tuple[str, str, int] | None:
+    """A fact whose label starts at line ``i`` and is wrapped over the lines below it, its value
+    after the label's end ("% formatted storage capacity used by Exchange" / "databases" /
+    "88.57%"): (key, value, line of the value). Only short, plain lines are joined, and only when
+    the label the join starts with is longer than line ``i``."""
+    first = lines[i]
+    if first.heading or not first.text or len(first.text) > 80 or (first.cells and len(first.cells) > 2):
+        return None
+    text = first.text
+    for j in range(i + 1, min(i + _WRAPPED_LINES, len(lines))):
+        line = lines[j]
+        if j in in_report or line.heading or not line.text or len(line.text) > 80:
+            return None
+        text = f"{text} {line.text}"
+        split = fact_label_and_value(text)
+        if split is None:
             continue
-        doc.all_facts.append((key, line.cells[1], line.no))
-        doc.facts.setdefault(key, (line.cells[1], line.no))
+        label, value = split
+        if len(label) <= len(first.text):
+            return None  # the label ends on line i: not wrapped
+        key = FACTS.get(normalize(label))
+        return (key, value, line.no) if key else None
+    return None
 
 
 def stated_convention(lines: list[DocLine]) -> str | None:

@@ -1,5 +1,6 @@
 """A document's structure rebuilt from its lines: one pass per kind of structure, in this order.
 
+Last, the lines whose figures none of them took are told by their form (``layout.py``).
 Where each lives: the appendix's test reports (``appendix.py``: cut first, so that the passes
 over the summary, facts and formulas leave their lines alone), summary tables (``tables.py``),
 label/value facts and the stated ESRP version (``facts.py``), trend tables and test series
@@ -13,6 +14,7 @@ from esrp_report.ingest.documents.appendix import read_report, report_segments
 from esrp_report.ingest.documents.facts import facts, stated_convention
 from esrp_report.ingest.documents.flattened import unflatten
 from esrp_report.ingest.documents.formulas import formulas
+from esrp_report.ingest.documents.layout import classify
 from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.prose import prose_users
 from esrp_report.ingest.documents.tables import summary_tables
@@ -34,6 +36,7 @@ def build(doc: PublishedDocument) -> None:
     series(doc)
     for start, end, title in segments:
         read_report(doc, start, end, title)
+    classify(doc, _read_lines(doc))
     if not doc.summary_tables and not doc.trend_tables and not doc.formulas:
         problem(
             doc,
@@ -41,3 +44,14 @@ def build(doc: PublishedDocument) -> None:
             "Test results summary",
             severity="note",
         )
+
+
+def _read_lines(doc: PublishedDocument) -> set[int]:
+    """The numbers of the lines some reader took figures from (as the audit's coverage counts them)."""
+    read = {row.line for table in doc.summary_tables for row in table.rows}
+    read.update(no for r in doc.reports for no in range(r.first_line, r.last_line + 1))
+    read.update(line for _label, line, _cells in (row for t in doc.trend_tables for row in t.rows))
+    read.update(line for _key, _text, line in doc.all_facts)
+    read.update(f.line for f in doc.formulas)
+    read.update(s.line for s in doc.series)
+    return read

@@ -186,6 +186,31 @@ def _value_header(line: DocLine) -> bool:
     return cells is not None and len(cells) == 2 and cells[1].strip().casefold() in VALUE_HEADERS
 
 
+def _named_columns(line: DocLine) -> list[str]:
+    """The columns of a per-server table headed by its servers' own names ("Database I/O | Target
+    values | 3650-4"): a header line that starts with the table's first column, "Database I/O",
+    and holds beside the known header words only names (no figure, no "Value" of a vertical
+    table). A PDF's single-spaced header gives its names split on spaces."""
+    text = line.text
+    if not text.casefold().startswith(_FIRST_COLUMN) or len(text) > 120:
+        return []
+    if line.cells and len(line.cells) >= 2:
+        rest = [c for c in line.cells[1:] if c and not HEADER_WORDS.fullmatch(c.strip())]
+    else:
+        rest = HEADER_WORDS.sub(" ", text[len(_FIRST_COLUMN) :]).split()
+    names = [" ".join(name.split()) for name in rest]
+    if not 1 <= len(names) <= 16 or any(
+        number(n) is not None or n.casefold() in _NOT_NAMES or len(n) > 24 or not n for n in names
+    ):
+        return []
+    return names
+
+
+_FIRST_COLUMN = "database i/o"
+# Words of a header wrapped over lines ("Database I/O Target" / "values"), never a server's name.
+_NOT_NAMES = VALUE_HEADERS | {"target", "targets"}
+
+
 def _header_columns(line: DocLine) -> tuple[list[str], bool]:
     """Column names of a summary table's header line: servers, hosts or 'all servers'."""
     text = line.text
@@ -195,8 +220,10 @@ def _header_columns(line: DocLine) -> tuple[list[str], bool]:
         return ["all servers"], target
     # Every other answer needs a short line naming a server or host: most lines are ruled out
     # by these two checks before the substitutions below.
-    if len(text) > 160 or not SERVER_TOKEN.search(text):
+    if len(text) > 160:
         return [], False
+    if not SERVER_TOKEN.search(text):
+        return _named_columns(line), target
     residue = SERVER_TOKEN.sub(" ", text)
     residue = HEADER_WORDS.sub(" ", residue)
     if len(" ".join(residue.split())) > 12:

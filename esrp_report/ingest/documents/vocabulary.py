@@ -229,6 +229,11 @@ PAIR_LABELS = frozenset(
     {*L.SUMMARY_LABELS, *L.SIZING_LABELS, *L.PARAMETER_LABELS, *_VOCABULARY["same_line_labels"]}
 )
 PAIR_FIRST_WORDS = frozenset(L.normalize_label(label).split(" ")[0] for label in PAIR_LABELS)
+# Of them, the facts' labels: a line starting with one is split after it before its trailing
+# figures are looked at ("Number of physical disks in test 28 (+2 hot spares)").
+FACT_PAIR_LABELS: frozenset[str] = _VOCABULARY["same_line_labels"]
+FACT_PAIR_FIRST_WORDS = frozenset(label.split(" ")[0] for label in FACT_PAIR_LABELS)
+FACT_PAIR_WORDS = max((len(label.split(" ")) for label in FACT_PAIR_LABELS), default=1)
 
 # --- appendix reports: per-instance tables ----------------------------------------------------
 
@@ -239,3 +244,7 @@ STANDARD_COLUMNS: dict[str, list[str]] = _VOCABULARY["standard_columns"]
 KNOWN_HEADERS = frozenset(
     {*L.INSTANCE_COLUMNS, *L.BACKUP_COLUMNS, *L.RECOVERY_COLUMNS, *L.CHECKSUM_COLUMNS, *L.HOST_HEADER}
 )
+# What a single-spaced header row (a PDF's text) is cut by (``cells.header_row``): the first
+# words of the tables' first columns, and the longest column name in words.
+HEADER_FIRST_WORDS = frozenset({"counter", "database"})
+HEADER_WORDS_MAX = max(len(h.split(" ")) for h in KNOWN_HEADERS)
