@@ -191,11 +191,12 @@ def build_context(doc: PublishedDocument, rules: list[Rule], result: AuditResult
 
 
 def fact_number(doc: PublishedDocument, key: str) -> DocNumber | None:
-    """The leading figure of a configuration fact, or None."""
+    """The leading figure of a configuration fact, or None (placed at the fact's value cell)."""
     fact = doc.facts.get(key)
     if fact is None:
         return None
-    return DocNumber.leading(fact[0])
+    figure = DocNumber.leading(fact[0])
+    return None if figure is None else figure.at(fact[1], 1)
 
 
 def server_columns(doc: PublishedDocument, test: TestKind) -> list[Column]:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from esrp_report.audit.context import Evaluated
 from esrp_report.audit.result import Coverage, TableCoverage, UnreadBlock
 from esrp_report.ingest.documents.cells import is_number
+from esrp_report.ingest.documents.structure import lines_read
 from esrp_report.model import DocNumber, PublishedDocument
 
 Key = tuple[int, int, str]
@@ -64,6 +65,10 @@ def _tables(doc: PublishedDocument) -> Iterator[tuple[str, int, int, list[DocNum
             report.last_line,
             list(report.cells.values()),
         )
+    facts = [(n, line) for _key, text, line in doc.all_facts if (n := DocNumber.leading(text)) is not None]
+    if facts:
+        first, last = min(line for _n, line in facts), max(line for _n, line in facts)
+        yield "configuration facts", first, last, [n.at(line, 1) for n, line in facts]
     for trend in doc.trend_tables:
         numbers = [n for _label, _line, cells in trend.rows for c in cells for n in (c.percent, c.absolute)]
         last = max((line for _label, line, _cells in trend.rows), default=trend.first_line)
@@ -73,7 +78,6 @@ def _tables(doc: PublishedDocument) -> Iterator[tuple[str, int, int, list[DocNum
 def coverage(doc: PublishedDocument, guarded: dict[Key, float]) -> Coverage:
     """Each table read with its counts, and each block of figures not read."""
     result = Coverage()
-    read: set[int] = set()
     for title, first, last, numbers in _tables(doc):
         unique = {key(n): n for n in numbers if n.placed}
         result.tables.append(
@@ -86,13 +90,7 @@ def coverage(doc: PublishedDocument, guarded: dict[Key, float]) -> Coverage:
                 vouched=sum(1 for k, n in unique.items() if k in guarded and vouched(n, guarded[k])),
             )
         )
-        read.update(n.line for n in unique.values())
-        if title.startswith("appendix report"):
-            read.update(range(first, last + 1))
-    read.update(line for _key, _text, line in doc.all_facts)
-    read.update(f.line for f in doc.formulas)
-    read.update(s.line for s in doc.series)
-    for block in _unread_blocks(doc, read):
+    for block in _unread_blocks(doc, lines_read(doc)):
         if len(result.unread) < MAX_UNREAD_BLOCKS:
             result.unread.append(block)
         else:  # a junk file is all blocks: they are counted, not kept

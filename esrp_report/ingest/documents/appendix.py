@@ -54,7 +54,7 @@ def report_segments(lines: list[DocLine]) -> list[tuple[int, int, str]]:
             continue
         # Every title pattern needs one of these words: most lines are ruled out by them
         # before the dozen regexes (which took a fifth of a junk document's reading).
-        is_title = ("report" in label or "jetstress" in label or label.startswith("server ")) and (
+        is_title = ("report" in label or "jetstress" in label or "): " in label) and (
             any(p.search(label) for p, _k in L.REPORT_KINDS) or bool(L.REPORT_TITLE.search(label))
         )
         if is_title and tables_since:

@@ -36,7 +36,7 @@ def build(doc: PublishedDocument) -> None:
     series(doc)
     for start, end, title in segments:
         read_report(doc, start, end, title)
-    classify(doc, _read_lines(doc))
+    classify(doc, lines_read(doc))
     if not doc.summary_tables and not doc.trend_tables and not doc.formulas:
         problem(
             doc,
@@ -46,12 +46,15 @@ def build(doc: PublishedDocument) -> None:
         )
 
 
-def _read_lines(doc: PublishedDocument) -> set[int]:
-    """The numbers of the lines some reader took figures from (as the audit's coverage counts them)."""
+def lines_read(doc: PublishedDocument) -> set[int]:
+    """The numbers of the lines some reader took figures from (the audit's coverage counts the
+    figures of the others as not read): a summary row, a figure an appendix report kept, a trend
+    row, a fact, a formula, a series, a sentence read."""
     read = {row.line for table in doc.summary_tables for row in table.rows}
-    read.update(no for r in doc.reports for no in range(r.first_line, r.last_line + 1))
+    read.update(n.line for r in doc.reports for n in r.cells.values())
     read.update(line for _label, line, _cells in (row for t in doc.trend_tables for row in t.rows))
     read.update(line for _key, _text, line in doc.all_facts)
     read.update(f.line for f in doc.formulas)
     read.update(s.line for s in doc.series)
+    read.update(p.line for p in doc.prose_users)
     return read

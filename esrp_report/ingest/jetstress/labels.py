@@ -110,7 +110,8 @@ REPORT_KINDS: tuple[tuple[re.Pattern[str], TestKind], ...] = tuple(
     for pattern in (
         rf"\b(?:{word}) test result report\b",
         rf"\bjetstress(?: \d{{4}})?\s*[-–—:]\s*(?:\d+-hour )?(?:{word})$",
-        rf"^server \d+ \([^)]+\): (?:{word})$",
+        # "Server 4 (EMAIL5): Stress", "3650-4 (3650-4): DatabaseBackup": a server, its machine.
+        rf"^[^():]{{1,40}} \([^)]+\): (?:{word})$",
         # An appendix heading naming the test ("A Performance testing", "B.2 Stress test results"),
         # over reports that carry no title of their own.
         rf"^(?:[a-z](?:\.\d+)*\s+)?(?:{word}) test(?:s|ing)?(?: results?)?$",

@@ -516,7 +516,10 @@ class _Reader:
             label_text, value = row[0].strip(), row[1].strip()
             label = L.normalize_label(label_text)
             where = f"table '{table.title or 'untitled'}', row {row_number} ({label_text!r})"
+            kept = ("pair", label_text), value, table, row_number - 1, 1  # a row the reader uses
             if label in L.SUMMARY_LABELS or table.section == "summary":
+                if label_text:  # a row's figure wrapped onto a line of its own is not a pair
+                    self.keep(*kept)
                 used = found.summary = True
                 if label in ("overall test result", "jetstress version"):
                     found.jetstress = True
@@ -527,6 +530,8 @@ class _Reader:
                 self.keep(("sizing", L.SIZING_LABELS[label]), value, table, row_number - 1, 1)
             elif label in L.PARAMETER_LABELS or table.section == "parameters":
                 used = True
+                if label_text:
+                    self.keep(*kept)
                 run.parameters[label_text] = value
             elif table.section == "databases" or L.DATABASE_CONFIG.match(value):
                 used = True
