@@ -29,12 +29,15 @@ def blame(evaluated: list[Evaluated]) -> None:
     held_guard: dict[Cell, float] = defaultdict(lambda: math.inf)
     # For each cell, the changes that would mend each failed relation it is in.
     mends: dict[Cell, list[tuple[float, float]]] = defaultdict(list)
-    failed = [r for r in evaluated if any(f.severity == ERROR for f in r.findings)]
+    failed = [r for r in evaluated if r.findings and any(f.severity == ERROR for f in r.findings)]
+    if not failed:
+        return
+    suspected = {(n.line, n.column) for record in failed for n, _c in record.cells}
     for record in evaluated:
         if record.excess == 0.0 and not record.findings:
             for number, coefficient in record.cells:
-                if coefficient:
-                    key = (number.line, number.column)
+                key = (number.line, number.column)
+                if coefficient and key in suspected:
                     held_guard[key] = min(held_guard[key], record.slack / abs(coefficient))
     for record in failed:
         for number, coefficient in record.cells:

@@ -70,6 +70,9 @@ def report_segments(lines: list[DocLine]) -> list[tuple[int, int, str]]:
     return [(bounds[k], bounds[k + 1], starts[k][1]) for k in range(len(starts))]
 
 
+_KIND_WORDS = ("performance", "stress", "backup", "recovery", "checksum")
+
+
 def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]:
     """Reports without a title line (ESRP 4.0 appendices: "A Performance testing", "A.1 Server 1",
     "Table 9 Test Summary"): each begins at the server's section heading before its Test Summary
@@ -81,11 +84,15 @@ def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]
         line = lines[i]
         if line.cells or not line.text or len(line.text) > 80:
             continue
-        label = L.normalize_label(line.text)
-        if any(p.search(label) for p, _k in L.REPORT_KINDS):
+        low = line.text.casefold()
+        # Every kind pattern names its test, and a Test Summary says so: most lines are ruled
+        # out by these words before a regex runs.
+        if any(word in low for word in _KIND_WORDS) and any(
+            p.search(L.normalize_label(line.text)) for p, _k in L.REPORT_KINDS
+        ):
             test_heading = line.text
             continue
-        if rh._section_of(line.text) != "summary":
+        if "summary" not in low or rh._section_of(line.text) != "summary":
             continue
         start, server = i, None
         for j in range(i - 1, max(first, i - 8) - 1, -1):

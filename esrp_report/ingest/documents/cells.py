@@ -148,8 +148,11 @@ def fact_label_and_value(text: str) -> list[str] | None:
     words = text.split(" ")
     if len(words) < 2 or words[0].strip(" :").casefold() not in FACT_PAIR_FIRST_WORDS:
         return None
+    # The text is a cleaned line (one space between words): a prefix's normal form is its words
+    # in lower case, without the colon that may end it.
+    low = [w.casefold() for w in words[: FACT_PAIR_WORDS + 1]]
     for count in range(min(len(words) - 1, FACT_PAIR_WORDS), 0, -1):
-        if L.normalize_label(" ".join(words[:count])) in FACT_PAIR_LABELS:
+        if " ".join(low[:count]).strip(" :") in FACT_PAIR_LABELS:
             return [" ".join(words[:count]), " ".join(words[count:])]
     return None
 
@@ -160,7 +163,8 @@ def header_row(text: str) -> list[str] | None:
     into the fewest such names, longest first; None unless the whole line is so cut into at
     least three cells."""
     words = text.split(" ")
-    if len(words) < 3 or L.normalize_header(words[0]) not in HEADER_FIRST_WORDS:
+    # A header's first word is one of a few plain words: compared as it is before it is normalised.
+    if len(words) < 3 or words[0].casefold() not in HEADER_FIRST_WORDS:
         return None
     cells: list[str] = []
     at = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from esrp_report.ingest.documents.cells import fact_label_and_value
 from esrp_report.ingest.documents.matching import fuzzy_key, normalize
-from esrp_report.ingest.documents.vocabulary import CONVENTION, FACTS
+from esrp_report.ingest.documents.vocabulary import CONVENTION, FACT_PAIR_FIRST_WORDS, FACTS
 from esrp_report.model import DocLine, PublishedDocument
 
 
@@ -44,6 +44,8 @@ def _wrapped(lines: list[DocLine], i: int, in_report: set[int]) -> tuple[str, st
     if first.heading or not first.text or len(first.text) > 80 or (first.cells and len(first.cells) > 2):
         return None
     text = first.text
+    if text.split(" ", 1)[0].strip(" :").casefold() not in FACT_PAIR_FIRST_WORDS:
+        return None  # the joined label starts with this line's first word: no known label does
     for j in range(i + 1, min(i + _WRAPPED_LINES, len(lines))):
         line = lines[j]
         if j in in_report or line.heading or not line.text or len(line.text) > 80:

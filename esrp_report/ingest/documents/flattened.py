@@ -25,6 +25,10 @@ _SEGMENT = re.compile(
 )
 _FIGURE = re.compile(r"\d")
 _MIN_FIGURES = 4  # two rows of at least two figures
+_MIN_ROWS = 2
+# The last word of every summary label ("reads/sec", "latency", "transfers/sec"): a flattened
+# table line holds two of them, and a line that does not is passed over before any regex runs.
+_ANCHORS = frozenset(label.rsplit(" ", 1)[-1] for label in SUMMARY_METRICS)
 _MAX_CHARS = 4000
 
 
@@ -42,12 +46,11 @@ def unflatten(lines: list[DocLine]) -> list[DocLine]:
 
 def _rows(line: DocLine) -> list[DocLine] | None:
     text = line.text
-    if (
-        len(text) > _MAX_CHARS
-        or "\t" in line.raw
-        or "|" in line.raw
-        or len(_FIGURE.findall(text)) < _MIN_FIGURES
-    ):
+    if len(text) > _MAX_CHARS or "\t" in line.raw or "|" in line.raw:
+        return None
+    if sum(1 for word in text.casefold().split() if word in _ANCHORS) < _MIN_ROWS:
+        return None
+    if len(_FIGURE.findall(text)) < _MIN_FIGURES:
         return None
     segments = list(_SEGMENT.finditer(text))
     if len(segments) < 2 or segments[0].start() > 0:

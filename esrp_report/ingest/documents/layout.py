@@ -55,8 +55,14 @@ def classify(doc: PublishedDocument, read: set[int]) -> None:
             problem(doc, reasons[i], f"line {lines[i].no}", severity="note")
 
 
+_FIGURE_START = frozenset("0123456789.-+")
+
+
 def _figures(line: DocLine) -> int:
-    return sum(1 for c in (line.cells or [])[1:] if is_number(c))
+    cells = line.cells
+    if not cells:
+        return 0
+    return sum(1 for c in cells[1:] if c[:1] in _FIGURE_START and is_number(c))
 
 
 def _form(lines: list[DocLine], i: int) -> str | None:

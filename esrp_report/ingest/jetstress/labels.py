@@ -22,10 +22,18 @@ def normalize_header(text: str) -> str:
     """As :func:`normalize_label`, and "(msec)" is optional, "Reads /sec", "Reads/ sec" and
     "Reads/s" are the same column (facts §9)."""
     text = normalize_label(text)
-    text = re.sub(r"\((?:msec|ms|attached)\)", "", text)
-    text = re.sub(r"\s*/\s*", "/", text)
-    text = re.sub(r"/s$", "/sec", text)
+    if "(" in text:
+        text = _HEADER_UNIT.sub("", text)
+    if "/" in text:
+        text = _HEADER_SLASH.sub("/", text)
+        text = _HEADER_PER_SECOND.sub("/sec", text)
     return " ".join(text.split())
+
+
+# Compiled once: every header cell and every candidate header line of a document passes here.
+_HEADER_UNIT = re.compile(r"\((?:msec|ms|attached)\)")
+_HEADER_SLASH = re.compile(r"\s*/\s*")
+_HEADER_PER_SECOND = re.compile(r"/s$")
 
 
 # First header cell of a per-instance table: "MSExchange Database ==> Instances" and the
