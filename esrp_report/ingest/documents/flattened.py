@@ -53,10 +53,10 @@ def _rows(line: DocLine) -> list[DocLine] | None:
     if len(_FIGURE.findall(text)) < _MIN_FIGURES:
         return None
     segments = list(_SEGMENT.finditer(text))
-    if len(segments) < 2 or segments[0].start() > 0:
+    if len(segments) < _MIN_ROWS or segments[0].start() > 0:
         return None
-    rows = [_known_row(s.group("label"), s.group("values")) for s in segments]
-    if sum(1 for _label, known in rows if known) < 2:
+    rows = [_known_row(s.group("label")) for s in segments]
+    if sum(1 for _label, known in rows if known) < _MIN_ROWS:
         return None
     return [
         clean_line(DocLine(line.no, f"{label} {s.group('values')}", page=line.page))
@@ -64,7 +64,7 @@ def _rows(line: DocLine) -> list[DocLine] | None:
     ]
 
 
-def _known_row(label: str, values: str) -> tuple[str, bool]:
+def _known_row(label: str) -> tuple[str, bool]:
     """The row's label, without words of a section title run into it ("Transaction log I/O Log
     writes/sec" -> "Log writes/sec"), and whether the vocabulary knows it."""
     words = label.split()
