@@ -643,3 +643,12 @@ def test_the_tested_deployment_figures_hold_and_a_slip_in_each_is_an_error() -> 
     for (old, new), expected in slips.items():
         assert old in _DEPLOYMENT
         assert _deployment_errors(_DEPLOYMENT.replace(old, new, 1)) == expected, (old, new)
+
+
+def test_a_report_table_no_relation_reads_is_listed_as_not_modelled() -> None:
+    """001's DBChecksum report prints per-disk figures the Jetstress reader reads past: listed, with
+    that reason, not with the generic one."""
+    result = audit_document(DATA / "netapp-001.txt")
+    assert result.coverage is not None
+    blocks = {(b.first_line, b.last_line): b.reason for b in result.coverage.unread}
+    assert blocks[(357, 358)].endswith("not modelled")

@@ -107,6 +107,9 @@ def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]
     return starts
 
 
+UNMODELLED = "a table of the report that no relation reads (per-disk or error figures): not modelled"
+
+
 def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> None:
     """Read the report of lines [start, end) into ``doc.reports``; one that cannot be read is a problem."""
     lines = doc.lines
@@ -114,7 +117,10 @@ def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> Non
     source = f"{doc.source}, lines {lines[start].no}-{lines[end - 1].no}"
     report = PublishedReport(title=title, first_line=lines[start].no, last_line=lines[end - 1].no)
     try:
-        report.run = rh._Reader(source, cells=report.cells).read(items)
+        reader = rh._Reader(source, cells=report.cells)
+        report.run = reader.read(items)
+        for line in sorted(set(reader.unmodelled)):
+            problem(doc, UNMODELLED, f"line {line}", severity="note")
         # Cells the reader could not use (OCR damage, "18.47l") are left out: say so.
         doc.problems.extend(p for p in report.run.problems if p.lost and p.severity != "note")
     except (ReportFormatError, UnsupportedFormatError) as exc:

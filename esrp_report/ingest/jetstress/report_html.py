@@ -343,6 +343,7 @@ class _Reader:
         # ("sizing", field), ("host", counter, statistic), ("backup" | "recovery" | "checksum",
         # row, field).
         self.cells = cells
+        self.unmodelled: list[int] = []  # lines of the tables read past (per-disk, errors)
 
     def keep(
         self,
@@ -408,6 +409,8 @@ class _Reader:
                 found.checksum = True
                 self.checksum(item, run)
             elif shape == "disks" or item.section in _KNOWN_UNMODELLED:
+                # Read past on purpose; a published document's audit says so at its rows.
+                self.unmodelled.extend(item.lines[1:])
                 continue
             elif item.section == "log":
                 found.log_texts.extend(
