@@ -56,6 +56,7 @@ _REPORT_RELATIONS = (
     backup.checksum,
     appendix.verdict,
     appendix.jetstress_log,
+    appendix.log_latencies,
 )
 
 

@@ -217,6 +217,48 @@ def verdict(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         )
 
 
+# The latencies a performance or stress test log states per instance, and the Transactional
+# table's column each is ("Instance2756.1 has 18.4 for I/O Database Reads Average Latency").
+_LOG_LATENCIES = {
+    "I/O Database Reads Average Latency": m.DB_READ_LATENCY,
+    "I/O Log Writes Average Latency": m.LOG_WRITE_LATENCY,
+}
+_LOG_HALF_UNIT = 0.05  # the log prints one decimal, rounded
+
+
+def log_latencies(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.log_latency: each instance's latency in the Transactional table against the one its
+    test log states. Only for performance and stress tests: a soft-recovery log's figures are
+    those of the performance phase before the recovery its tables measure."""
+    log, table = run.test_log, run.tables.get(TableKind.TRANSACTIONAL)
+    if log is None or table is None or run.kind not in (TestKind.PERFORMANCE, TestKind.STRESS):
+        return
+    transactional = TableKind.TRANSACTIONAL.value
+    for instance, counters in log.instance_latencies.items():
+        row = table.row(instance)
+        if row is None:
+            continue
+        for counter, key in _LOG_LATENCIES.items():
+            stated, value = counters.get(counter), row.values.get(key)
+            if stated is None or value is None:
+                continue
+            printed = report.cells.get(("instance", transactional, instance, key)) or DocNumber(
+                value, 3, f"{value:.3f}"
+            )
+            ctx.relation(
+                "appendix.log_latency",
+                printed,
+                Iv.of(stated, _LOG_HALF_UNIT),
+                what=f"{run.machine} {run.kind.value}: {instance} {counter} in the Transactional table",
+                derivation=f"the test log states {stated:g} ms for {instance} (one decimal, rounded)",
+                section=f"Appendix: {report.title}",
+                table="Transactional I/O Performance",
+                row=instance,
+                column=key,
+                line=report.first_line,
+            )
+
+
 def jetstress_log(ctx: Context, run: Run, report: m.PublishedReport) -> None:
     """appendix.log_thresholds, appendix.samples: the test log's latency thresholds against the test
     kind; samples queried against collection window / logging interval."""
