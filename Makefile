@@ -16,6 +16,7 @@ demo: $(STAMP)
 	$(BIN)/esrp-report build samples/vmax.toml -o out
 
 test: $(STAMP)
+	bash scripts/system-packages
 	$(BIN)/ruff check esrp_report esrp_synth tests benchmarks samples
 	$(BIN)/mypy
 	$(BIN)/pytest
