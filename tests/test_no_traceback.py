@@ -258,3 +258,39 @@ def test_convert_into_a_folder_that_does_not_exist_is_a_clear_error(tmp_path: Pa
         out = tmp_path / "nowhere" / f"x{suffix}"
         result = runner.invoke(app, ["convert", str(_nul_csv(tmp_path)), "-o", str(out)])
         assert result.exit_code == 2 and "does not exist" in result.output, result.output
+
+
+# --- user mistakes on the command line (issue 22, item 6) -----------------------------------------
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def test_an_output_named_by_a_file_or_under_one_is_a_one_line_error(tmp_path: Path) -> None:
+    afile = tmp_path / "report.pdf"
+    afile.write_text("not a folder", encoding="utf-8")
+    published = Path(__file__).parent / "data" / "published" / "netapp-001.txt"
+    for args, out in (
+        (["build", str(SAMPLES / "netapp.toml"), "-o", str(afile)], afile),
+        (["build", str(SAMPLES / "netapp.toml"), "-o", str(afile / "sub")], afile / "sub"),
+        (["audit", str(published), "-o", str(afile)], afile),
+    ):
+        done = _cli(*args, cwd=tmp_path)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        message = " ".join(done.stderr.split())
+        assert str(out) in message and "-o" in message, args
+
+
+def test_a_missing_logo_is_a_one_line_error(tmp_path: Path) -> None:
+    manifest = tmp_path / "netapp.toml"
+    text = (SAMPLES / "netapp.toml").read_text(encoding="utf-8")
+    text += '\n[branding]\nlogo = "branding/missing.svg"\n' if "[branding]" not in text else ""
+    text = text.replace('logo = "branding/esrp-report-logo.svg"', 'logo = "branding/missing.svg"')
+    manifest.write_text(text, encoding="utf-8")
+    for name in ("3650-4", "branding"):
+        if (SAMPLES / name).exists():
+            (tmp_path / name).symlink_to(SAMPLES / name)
+    done = _cli("build", str(manifest), "-o", str(tmp_path / "out"), "--format", "html", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "missing.svg" in done.stderr and "logo" in done.stderr

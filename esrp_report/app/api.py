@@ -194,6 +194,19 @@ def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Serv
             yield server, entry.label
 
 
+def _output_folder(out_dir: Path) -> None:
+    """The folder the documents are written to, made when missing; a file or an unwritable place
+    there is the user's error, named with the fix, not a traceback."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(out_dir, "is a file, not a folder: name a folder for the output with -o")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            out_dir, f"cannot make the output folder: {exc.strerror or exc}; name another with -o"
+        ) from exc
+
+
 def build(
     manifest_path: Path,
     out_dir: Path,
@@ -210,6 +223,7 @@ def build(
     from esrp_report.ingest.config.manifest import read_manifest
 
     _check_formats(formats)
+    _output_folder(out_dir)  # before the evidence is read: a wrong -o is said at once
     manifest = sized_manifest(read_manifest(manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
     jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
@@ -269,7 +283,7 @@ def _build(
     assessment = combine(solution.name, servers, list(solution.problems))
     doc = build_document(manifest, assessment, rules, labels)
     result = BuildResult(doc)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _output_folder(out_dir)
     stem = manifest_path.stem
     plan = chart_plan(doc)
     drawn: dict[str, str] = {}
@@ -472,7 +486,7 @@ def _write_report(
     from esrp_report.render.html import TEMPLATES
     from esrp_report.render.pdf import render_pdf
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _output_folder(out_dir)
     written = []
     if "html" in formats:
         target = out_dir / f"{stem}.html"
