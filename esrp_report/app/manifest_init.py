@@ -1,7 +1,8 @@
 """`esrp-report init`: a starting manifest written from results folders.
 
 Everything the evidence says is filled in (servers, machine names, test dates, Jetstress, ESE and
-OS versions, mailbox count and IOPS profile); everything only the vendor can say is marked with
+OS versions per server, mailbox count and IOPS profile, Exchange and ESRP versions from the
+Jetstress version); everything only the vendor can say is marked with
 PLACEHOLDER so `build` can list what is left to write.
 """
 
