@@ -46,6 +46,47 @@ from esrp_report.render.jetstress_text import duration, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
+# Date formats a manifest's tested_date / published_date are written in ("2012-05-22",
+# "May 22, 2012", "22 May 2012", "May 2012").
+_DATE_FORMATS = ("%Y-%m-%d", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%B %Y", "%b %Y", "%Y")
+
+
+def w3c_date(text: str) -> str | None:
+    """A manifest's date in the W3C form the PDF metadata takes ("2012-05-22", "2012-05"), or
+    None when it is empty or not a date."""
+    text = " ".join(text.replace(".", " ").split())
+    for fmt in _DATE_FORMATS:
+        try:
+            when = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        if "%d" in fmt:
+            return when.strftime("%Y-%m-%d")
+        return when.strftime("%Y-%m") if "%m" in fmt or "%b" in fmt or "%B" in fmt else when.strftime("%Y")
+    return None
+
+
+def document_metadata(info: m.DocumentInfo) -> dict[str, str]:
+    """The PDF's metadata from the manifest's [document]: title, author (the vendor unless
+    stated), subject, keywords and the created / modified dates (published, else tested), each
+    as the HTML ``<meta>`` name WeasyPrint reads; a date that is not a date is left out."""
+    exchange = f"Exchange {info.exchange_version}".strip() if info.exchange_version else "Exchange"
+    esrp = f"ESRP-Storage {info.esrp_version}".strip() if info.esrp_version else "ESRP-Storage"
+    keywords = info.keywords or ", ".join(
+        x for x in (esrp, f"Microsoft {exchange}", "Jetstress", info.vendor, info.product) if x
+    )
+    meta = {
+        "title": info.title,
+        "author": info.author or info.vendor,
+        "description": info.subject
+        or f"{esrp} solution for Microsoft {exchange}: {info.vendor} {info.product}",
+        "keywords": keywords,
+    }
+    created = w3c_date(info.published_date) or w3c_date(info.tested_date)
+    if created:
+        meta["dcterms.created"] = meta["dcterms.modified"] = created
+    return meta
+
 
 class ConfinedLoader(jinja2.BaseLoader):
     """Templates from ``folders``, the first that has the name winning, where Jinja2's
@@ -458,6 +499,7 @@ def _fill(
         appendix_tables=appendix_tables,
         test_log_lines=test_log_lines,
         toc=table_of_contents(doc),
+        metadata=document_metadata(doc.manifest.document),
         appendix_title=APPENDIX_TITLE,
         footer_text=" · ".join(
             x for x in (doc.manifest.document.vendor, doc.manifest.document.part_number) if x

@@ -1,0 +1,105 @@
+"""Publication hygiene (issue 22, item 4): the PDF's metadata comes from the manifest, the tool's
+stamp can be left out, and the document prints no internal names."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from esrp_report.cli.main import app
+from esrp_report.model import DocumentInfo
+from esrp_report.render.html import document_metadata, w3c_date
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+runner = CliRunner()
+
+
+def _netapp_copy(tmp_path: Path, extra: str) -> Path:
+    """samples/netapp.toml beside a copy of its evidence, with ``extra`` keys added to [document]."""
+    shutil.copytree(SAMPLES / "3650-4", tmp_path / "3650-4")
+    text = (SAMPLES / "netapp.toml").read_text(encoding="utf-8")
+    manifest = tmp_path / "netapp.toml"
+    manifest.write_text(text.replace("[document]\n", f"[document]\n{extra}\n", 1), encoding="utf-8")
+    return manifest
+
+
+def _build(manifest: Path, out: Path) -> None:
+    result = runner.invoke(app, ["build", str(manifest), "-o", str(out), "--allow-fail"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def netapp_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("netapp")
+    _build(SAMPLES / "netapp.toml", out)
+    return out
+
+
+def test_pdf_metadata_comes_from_the_manifest(netapp_build: Path) -> None:
+    meta = PdfReader(netapp_build / "netapp.pdf").metadata
+    assert meta is not None
+    assert meta.title == "NetApp FAS2220 1,000-Mailbox Exchange 2010 Mailbox Resiliency Storage Solution"
+    assert meta.author == "NetApp"
+    assert meta.subject == "ESRP-Storage 3.0 solution for Microsoft Exchange 2010: NetApp FAS2220"
+    assert meta["/Keywords"] == "ESRP-Storage 3.0, Microsoft Exchange 2010, Jetstress, NetApp, FAS2220"
+    # The dates are the manifest's (tested "May 22, 2012"), not the build's.
+    assert meta["/CreationDate"] == "D:20120522"
+    assert meta["/ModDate"] == "D:20120522"
+
+
+def test_stated_author_subject_and_keywords_win(tmp_path: Path) -> None:
+    manifest = _netapp_copy(
+        tmp_path,
+        'author = "A. Writer"\nsubject = "Sizing evidence"\nkeywords = "ESRP, FAS2220"\n'
+        'published_date = "2012-06-01"\nstamp = false',
+    )
+    _build(manifest, tmp_path / "out")
+    meta = PdfReader(tmp_path / "out" / "netapp.pdf").metadata
+    assert meta is not None
+    assert (meta.author, meta.subject, meta["/Keywords"]) == ("A. Writer", "Sizing evidence", "ESRP, FAS2220")
+    assert meta["/CreationDate"] == "D:20120601"  # published wins over tested
+    assert "/Creator" not in meta  # no generator without the stamp
+
+
+def test_the_stamp_is_optional(tmp_path: Path, netapp_build: Path) -> None:
+    assert "Built by esrp-report" in (netapp_build / "netapp.html").read_text(encoding="utf-8")
+    manifest = _netapp_copy(tmp_path, "stamp = false")
+    _build(manifest, tmp_path / "out")
+    html = (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
+    assert "Built by esrp-report" not in html
+    assert 'name="generator"' not in html
+    text = "\n".join(page.extract_text() for page in PdfReader(tmp_path / "out" / "netapp.pdf").pages)
+    assert "Built by" not in text
+
+
+def test_stamp_must_be_true_or_false(tmp_path: Path) -> None:
+    manifest = _netapp_copy(tmp_path, 'stamp = "no"')
+    result = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out")])
+    assert result.exit_code != 0
+    assert "stamp" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("May 22, 2012", "2012-05-22"),
+        ("22 May 2012", "2012-05-22"),
+        ("2012-05-22", "2012-05-22"),
+        ("March 2011", "2011-03"),
+        ("Sept. 2011", None),
+        ("", None),
+        ("soon", None),
+    ],
+)
+def test_manifest_dates_in_w3c_form(text: str, expected: str | None) -> None:
+    assert w3c_date(text) == expected
+
+
+def test_metadata_without_dates_leaves_them_out() -> None:
+    meta = document_metadata(DocumentInfo(vendor="V", product="P", title="T"))
+    assert meta["author"] == "V"
+    assert "dcterms.created" not in meta
