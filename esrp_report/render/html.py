@@ -42,7 +42,7 @@ from esrp_report.model.numbers import fmt_number
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
-from esrp_report.render.jetstress_text import duration, timestamp
+from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -240,6 +240,8 @@ def environment(override: Path | None, name: str) -> BoundedSandbox:
     env.filters["num"] = lambda v, d=3: fmt_number(v, d, thousands=True)
     env.filters["raw_num"] = lambda v, d=3: fmt_number(v, d)
     env.filters["when"] = timestamp
+    env.filters["figure_name"] = figure_name
+    env.filters["table_name"] = table_name
     env.filters["hms"] = duration
     env.filters["basename"] = lambda path: str(path).replace("\\", "/").rsplit("/", 1)[-1]
     env.filters["css_string"] = css_string
