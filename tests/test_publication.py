@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from esrp_report.cli.main import app
 from esrp_report.model import DocumentInfo
 from esrp_report.model import core as model
+from esrp_report.render.document import fmt_target, load_convention
 from esrp_report.render.html import document_metadata, w3c_date
 from esrp_report.render.jetstress_text import figure_name, table_name
 
@@ -145,3 +146,21 @@ def test_figure_and_table_names_in_readers_words() -> None:
     assert figure_name("average") == "Average"
     assert table_name("background_maintenance") == "Background Database Maintenance I/O Performance"
     assert table_name("host") == "Host System Performance"
+
+
+def test_targets_print_one_way(vmax_build: Path, netapp_build: Path) -> None:
+    """A target is "1,400" in the profile table and in the summary tables, not "1,400.000" in one."""
+    vmax = " ".join(_reader_text((vmax_build / "vmax.html").read_text(encoding="utf-8")).split())
+    assert "Target transactional IOPS per server 1,400 " in vmax
+    assert "Target transactional IOPS, all tested servers 14,000 " in vmax
+    assert "Achieved transactional I/O per sec 1,400 " in vmax
+    assert "1,400.0" not in vmax and "14,000.0" not in vmax
+    netapp = " ".join(_reader_text((netapp_build / "netapp.html").read_text(encoding="utf-8")).split())
+    assert "Target transactional IOPS per server 120 " in netapp
+    assert "120.00" not in netapp
+
+
+def test_a_fractional_target_keeps_its_decimals() -> None:
+    conv = load_convention("esrp-3.0", {})
+    assert fmt_target(1400.0000000001, conv) == "1,400"
+    assert fmt_target(39.96, conv) == "39.960"

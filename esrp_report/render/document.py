@@ -289,9 +289,7 @@ def _per_server_tables(
         summaries = [s.summaries[kind.value] for _, s in group]
         targets = [x.target_iops for x in summaries]
         same = len({t for t in targets if t is not None}) <= 1
-        target_text = (
-            fmt_number(targets[0], 0, thousands=conv.thousands) if same and targets[0] else "see row"
-        )
+        target_text = fmt_target(targets[0], conv) if same and targets[0] else "see row"
         rows = _io_rows(
             [x.conventions.get(conv.summary) for x in summaries],
             [x.achieved_iops for x in summaries],
@@ -319,7 +317,7 @@ def _aggregate_table(
     figures = a.conventions.get(conv.summary)
     if figures is None:
         return None
-    target_text = fmt_number(a.target_iops, 0, thousands=conv.thousands) if a.target_iops else "N/A"
+    target_text = fmt_target(a.target_iops, conv) if a.target_iops else "N/A"
     rows = _io_rows(
         [figures], [a.achieved_iops], [a.target_iops], target_text, rules, TestKind.PERFORMANCE, conv
     )
@@ -375,11 +373,8 @@ def _profile_rows(
             if p.headroom_percent
             else f"{p.tested_iops:g}",
         ),
-        ("Target transactional IOPS per server", fmt_number(target, conv.io_decimals, thousands=True)),
-        (
-            "Target transactional IOPS, all tested servers",
-            fmt_number(target * n_servers, conv.io_decimals, thousands=True),
-        ),
+        ("Target transactional IOPS per server", fmt_target(target, conv)),
+        ("Target transactional IOPS, all tested servers", fmt_target(target * n_servers, conv)),
     ]
     if p.mailbox_size_gb is not None:
         rows.append(("Mailbox size", f"{p.mailbox_size_gb:g} GB"))
@@ -465,6 +460,13 @@ def _run_view(ra: RunAssessment, label: str, anchor: str, conv: Convention) -> R
         failing_instances={f.instance for f in failures if f.instance},
         disagreements=list(ra.disagreements),
     )
+
+
+def fmt_target(value: float, conv: Convention) -> str:
+    """A target IOPS figure, printed one way wherever it appears (profile table, summary tables):
+    whole, "1,400", unless the profile makes it a fraction, then with the I/O decimals."""
+    decimals = 0 if abs(value - round(value)) < 1e-6 else conv.io_decimals
+    return fmt_number(value, decimals, thousands=conv.thousands)
 
 
 def build_document(
