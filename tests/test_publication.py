@@ -164,3 +164,24 @@ def test_a_fractional_target_keeps_its_decimals() -> None:
     conv = load_convention("esrp-3.0", {})
     assert fmt_target(1400.0000000001, conv) == "1,400"
     assert fmt_target(39.96, conv) == "39.960"
+
+
+def test_reading_notes_go_to_the_diagnostics_file(tmp_path: Path) -> None:
+    """A parser note ("1 cell(s) beyond the header not used") is in the diagnostics file beside
+    the document, and the document says so in readers' words."""
+    manifest = _netapp_copy(tmp_path, "")
+    report = tmp_path / "3650-4" / "Performance_2012_4_25_15_29_35.html"
+    html = report.read_text(encoding="utf-8")
+    table = html.index("MSEXchange Database ==&gt; Instances")
+    row_end = html.index("</tr>", html.index("Instance4760.1", table))
+    report.write_text(html[:row_end] + "<td>1</td>" + html[row_end:], encoding="utf-8")
+    _build(manifest, tmp_path / "out")
+    diagnostics = (tmp_path / "out" / "netapp-diagnostics.txt").read_text(encoding="utf-8")
+    assert "1 cell(s) beyond the header not used" in diagnostics
+    text = " ".join(_reader_text((tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")).split())
+    assert "beyond the header" not in text and "cell(s)" not in text
+    assert "the build's diagnostics file lists it" in text
+
+
+def test_no_diagnostics_file_without_diagnostics(netapp_build: Path) -> None:
+    assert not (netapp_build / "netapp-diagnostics.txt").exists()

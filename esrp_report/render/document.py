@@ -187,6 +187,17 @@ class Document:
     verdict_reason: str = ""  # why the verdict is not PASS: what failed, was not evaluated or not read
 
     @property
+    def reading_notes(self) -> list[Problem]:
+        """The reader's notes (severity "note": a cell or row passed over that no figure uses):
+        kept out of the document, written to the diagnostics file beside it."""
+        return [p for p in self.problems if p.severity == "note"]
+
+    @property
+    def shown_problems(self) -> list[Problem]:
+        """The problems the document itself lists: errors and warnings."""
+        return [p for p in self.problems if p.severity != "note"]
+
+    @property
     def server_count(self) -> int:
         return len(self.servers)
 
@@ -460,6 +471,23 @@ def _run_view(ra: RunAssessment, label: str, anchor: str, conv: Convention) -> R
         failing_instances={f.instance for f in failures if f.instance},
         disagreements=list(ra.disagreements),
     )
+
+
+def diagnostics_text(doc: Document) -> str:
+    """The full diagnostics of a build, as plain text for the file beside the document: every
+    problem (severity, source, location, message) and every figure two sources give differently."""
+    lines = [f"Diagnostics for {doc.manifest.document.title}", ""]
+    lines.append(f"Problems ({len(doc.problems)}):")
+    for p in doc.problems:
+        where = f"{p.source} ({p.location})" if p.location else p.source
+        lines.append(f"  {p.severity}\t{where}\t{p.message}")
+    lines += ["", f"Disagreements between two sources ({len(doc.disagreements)}):"]
+    for d in doc.disagreements:
+        lines.append(
+            f"  {d.table}\t{d.instance}\t{d.metric}\t{d.first_value!r} ({d.first_source})"
+            f"\t{d.second_value!r} ({d.second_source})"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def fmt_target(value: float, conv: Convention) -> str:
