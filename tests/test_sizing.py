@@ -328,7 +328,7 @@ def test_a_manifest_sizing_section_gives_the_targets(tmp_path: Path) -> None:
     p = manifest.profile
     assert (p.mailboxes, p.iops_per_mailbox, p.mailbox_size_gb, p.copies_per_database) == (1000, 0.1, 2, 2)
     rows, problems = _document_rows(path)
-    assert rows["Target transactional IOPS per server"] == "120.00"
+    assert rows["Target transactional IOPS per server"] == "120"
     assert rows["Number of Exchange mailboxes simulated"] == "1,000"
     assert rows["Sizing: transactional IOPS"] == "100 IOPS"
     assert not any("evidence targets" in p for p in problems)
@@ -336,7 +336,7 @@ def test_a_manifest_sizing_section_gives_the_targets(tmp_path: Path) -> None:
     # A heavier profile moves the targets; the evidence's 120 then disagrees, and the note says so.
     (tmp_path / "sizing.toml").write_text(NETAPP_SPEC.replace("0.10", "0.125"), encoding="utf-8")
     rows, problems = _document_rows(path)
-    assert rows["Target transactional IOPS per server"] == "150.00"
+    assert rows["Target transactional IOPS per server"] == "150"
     assert any("evidence targets 120" in p for p in problems)
 
 
@@ -349,7 +349,7 @@ def test_a_stated_profile_that_disagrees_with_the_sizing_is_reported(tmp_path: P
     assert problem.severity == "error" and problem.location == "[profile] mailboxes"
     assert "900 stated, but the [sizing] gives 1000" in problem.message
     rows, problems = _document_rows(path)
-    assert rows["Target transactional IOPS per server"] == "120.00"
+    assert rows["Target transactional IOPS per server"] == "120"
     assert any("[profile] mailboxes" in p and "900" in p for p in problems)
 
 

@@ -254,7 +254,7 @@ def _build(
     from esrp_report.analysis.assess import assess_server, combine
     from esrp_report.analysis.rules import load_rules
     from esrp_report.render.charts import draw
-    from esrp_report.render.document import build_document
+    from esrp_report.render.document import build_document, diagnostics_text
     from esrp_report.render.html import (
         APPENDIX_TITLE,
         chart_plan,
@@ -285,6 +285,12 @@ def _build(
     result = BuildResult(doc)
     _output_folder(out_dir)
     stem = manifest_path.stem
+    if doc.problems or doc.disagreements:
+        # The full diagnostics go beside the document, not in it (it shows readers' words).
+        target = out_dir / f"{stem}-diagnostics.txt"
+        target.write_text(diagnostics_text(doc), encoding="utf-8")
+        result.files.append(target)
+        progress(f"wrote {target}")
     plan = chart_plan(doc)
     drawn: dict[str, str] = {}
     parts: list[PrintPart] = []

@@ -540,6 +540,12 @@ class DocumentInfo:
     published_date: str = ""
     exchange_version: str = "2010"
     esrp_version: str = "3.0"
+    # The PDF's metadata: author (default the vendor), subject and keywords (default worked out
+    # from the product and versions; keywords comma-separated).
+    author: str = ""
+    subject: str = ""
+    keywords: str = ""
+    stamp: bool = True  # the title page's "Built by esrp-report ..." line
 
 
 @dataclass

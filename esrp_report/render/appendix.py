@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from esrp_report import model as m
 from esrp_report.model.numbers import fmt_number
 from esrp_report.render.document import RunView
-from esrp_report.render.jetstress_text import TABLE_COLUMNS, TABLE_TITLES, duration, timestamp
+from esrp_report.render.jetstress_text import (
+    TABLE_COLUMNS,
+    TABLE_TITLES,
+    duration,
+    figure_name,
+    table_name,
+    timestamp,
+)
 
 HEADING_WIDTH = 10  # characters per heading line above a numeric column in a listing
 
@@ -201,9 +208,9 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
                 [
                     AppendixRow(
                         (
-                            d.table,
+                            table_name(d.table),
                             d.instance,
-                            d.metric,
+                            figure_name(d.metric),
                             fmt_number(d.first_value, 3),
                             fmt_number(d.second_value, 3),
                         )

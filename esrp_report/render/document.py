@@ -187,6 +187,17 @@ class Document:
     verdict_reason: str = ""  # why the verdict is not PASS: what failed, was not evaluated or not read
 
     @property
+    def reading_notes(self) -> list[Problem]:
+        """The reader's notes (severity "note": a cell or row passed over that no figure uses):
+        kept out of the document, written to the diagnostics file beside it."""
+        return [p for p in self.problems if p.severity == "note"]
+
+    @property
+    def shown_problems(self) -> list[Problem]:
+        """The problems the document itself lists: errors and warnings."""
+        return [p for p in self.problems if p.severity != "note"]
+
+    @property
     def server_count(self) -> int:
         return len(self.servers)
 
@@ -289,9 +300,7 @@ def _per_server_tables(
         summaries = [s.summaries[kind.value] for _, s in group]
         targets = [x.target_iops for x in summaries]
         same = len({t for t in targets if t is not None}) <= 1
-        target_text = (
-            fmt_number(targets[0], 0, thousands=conv.thousands) if same and targets[0] else "see row"
-        )
+        target_text = fmt_target(targets[0], conv) if same and targets[0] else "see row"
         rows = _io_rows(
             [x.conventions.get(conv.summary) for x in summaries],
             [x.achieved_iops for x in summaries],
@@ -319,7 +328,7 @@ def _aggregate_table(
     figures = a.conventions.get(conv.summary)
     if figures is None:
         return None
-    target_text = fmt_number(a.target_iops, 0, thousands=conv.thousands) if a.target_iops else "N/A"
+    target_text = fmt_target(a.target_iops, conv) if a.target_iops else "N/A"
     rows = _io_rows(
         [figures], [a.achieved_iops], [a.target_iops], target_text, rules, TestKind.PERFORMANCE, conv
     )
@@ -375,11 +384,8 @@ def _profile_rows(
             if p.headroom_percent
             else f"{p.tested_iops:g}",
         ),
-        ("Target transactional IOPS per server", fmt_number(target, conv.io_decimals, thousands=True)),
-        (
-            "Target transactional IOPS, all tested servers",
-            fmt_number(target * n_servers, conv.io_decimals, thousands=True),
-        ),
+        ("Target transactional IOPS per server", fmt_target(target, conv)),
+        ("Target transactional IOPS, all tested servers", fmt_target(target * n_servers, conv)),
     ]
     if p.mailbox_size_gb is not None:
         rows.append(("Mailbox size", f"{p.mailbox_size_gb:g} GB"))
@@ -465,6 +471,30 @@ def _run_view(ra: RunAssessment, label: str, anchor: str, conv: Convention) -> R
         failing_instances={f.instance for f in failures if f.instance},
         disagreements=list(ra.disagreements),
     )
+
+
+def diagnostics_text(doc: Document) -> str:
+    """The full diagnostics of a build, as plain text for the file beside the document: every
+    problem (severity, source, location, message) and every figure two sources give differently."""
+    lines = [f"Diagnostics for {doc.manifest.document.title}", ""]
+    lines.append(f"Problems ({len(doc.problems)}):")
+    for p in doc.problems:
+        where = f"{p.source} ({p.location})" if p.location else p.source
+        lines.append(f"  {p.severity}\t{where}\t{p.message}")
+    lines += ["", f"Disagreements between two sources ({len(doc.disagreements)}):"]
+    for d in doc.disagreements:
+        lines.append(
+            f"  {d.table}\t{d.instance}\t{d.metric}\t{d.first_value!r} ({d.first_source})"
+            f"\t{d.second_value!r} ({d.second_source})"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def fmt_target(value: float, conv: Convention) -> str:
+    """A target IOPS figure, printed one way wherever it appears (profile table, summary tables):
+    whole, "1,400", unless the profile makes it a fraction, then with the I/O decimals."""
+    decimals = 0 if abs(value - round(value)) < 1e-6 else conv.io_decimals
+    return fmt_number(value, decimals, thousands=conv.thousands)
 
 
 def build_document(

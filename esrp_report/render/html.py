@@ -42,9 +42,50 @@ from esrp_report.model.numbers import fmt_number
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
-from esrp_report.render.jetstress_text import duration, timestamp
+from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+# Date formats a manifest's tested_date / published_date are written in ("2012-05-22",
+# "May 22, 2012", "22 May 2012", "May 2012").
+_DATE_FORMATS = ("%Y-%m-%d", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%B %Y", "%b %Y", "%Y")
+
+
+def w3c_date(text: str) -> str | None:
+    """A manifest's date in the W3C form the PDF metadata takes ("2012-05-22", "2012-05"), or
+    None when it is empty or not a date."""
+    text = " ".join(text.replace(".", " ").split())
+    for fmt in _DATE_FORMATS:
+        try:
+            when = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        if "%d" in fmt:
+            return when.strftime("%Y-%m-%d")
+        return when.strftime("%Y-%m") if "%m" in fmt or "%b" in fmt or "%B" in fmt else when.strftime("%Y")
+    return None
+
+
+def document_metadata(info: m.DocumentInfo) -> dict[str, str]:
+    """The PDF's metadata from the manifest's [document]: title, author (the vendor unless
+    stated), subject, keywords and the created / modified dates (published, else tested), each
+    as the HTML ``<meta>`` name WeasyPrint reads; a date that is not a date is left out."""
+    exchange = f"Exchange {info.exchange_version}".strip() if info.exchange_version else "Exchange"
+    esrp = f"ESRP-Storage {info.esrp_version}".strip() if info.esrp_version else "ESRP-Storage"
+    keywords = info.keywords or ", ".join(
+        x for x in (esrp, f"Microsoft {exchange}", "Jetstress", info.vendor, info.product) if x
+    )
+    meta = {
+        "title": info.title,
+        "author": info.author or info.vendor,
+        "description": info.subject
+        or f"{esrp} solution for Microsoft {exchange}: {info.vendor} {info.product}",
+        "keywords": keywords,
+    }
+    created = w3c_date(info.published_date) or w3c_date(info.tested_date)
+    if created:
+        meta["dcterms.created"] = meta["dcterms.modified"] = created
+    return meta
 
 
 class ConfinedLoader(jinja2.BaseLoader):
@@ -199,6 +240,8 @@ def environment(override: Path | None, name: str) -> BoundedSandbox:
     env.filters["num"] = lambda v, d=3: fmt_number(v, d, thousands=True)
     env.filters["raw_num"] = lambda v, d=3: fmt_number(v, d)
     env.filters["when"] = timestamp
+    env.filters["figure_name"] = figure_name
+    env.filters["table_name"] = table_name
     env.filters["hms"] = duration
     env.filters["basename"] = lambda path: str(path).replace("\\", "/").rsplit("/", 1)[-1]
     env.filters["css_string"] = css_string
@@ -458,6 +501,7 @@ def _fill(
         appendix_tables=appendix_tables,
         test_log_lines=test_log_lines,
         toc=table_of_contents(doc),
+        metadata=document_metadata(doc.manifest.document),
         appendix_title=APPENDIX_TITLE,
         footer_text=" · ".join(
             x for x in (doc.manifest.document.vendor, doc.manifest.document.part_number) if x

@@ -48,6 +48,29 @@ TABLE_TITLES = {
     TableKind.TOTAL: "Total I/O Performance",
 }
 
+# A figure's name in readers' words: the report's own column header, by canonical key.
+FIGURE_NAMES = {
+    key: header.format(msec=" (msec)", persec="/sec", io="I/O")
+    for header, key in (*WIDE_COLUMNS, *BDM_COLUMNS, *REPLICATION_COLUMNS)
+}
+HOST_TABLE = "host"  # the disagreements of the host counters (analysis.compare)
+
+
+def figure_name(key: str) -> str:
+    """A canonical figure key ("db_reads_avg_bytes") as the report's column header ("I/O
+    Database Reads Average Bytes"); a key with no header as words ("average" -> "Average")."""
+    return FIGURE_NAMES.get(key) or key.replace("_", " ").capitalize()
+
+
+def table_name(key: str) -> str:
+    """A table key ("total", "host") as the report's title ("Total I/O Performance")."""
+    if key == HOST_TABLE:
+        return "Host System Performance"
+    try:
+        return TABLE_TITLES[TableKind(key)]
+    except ValueError:
+        return key.replace("_", " ").capitalize()
+
 
 def number(value: float | None, decimals: int | None = None) -> str:
     """Text that reads back to exactly ``value``: fixed decimals when they are exact, else the

@@ -211,6 +211,8 @@ class PdfJoiner:
                 ),
             )
         _stamp_page_numbers(writer, number_from, margin_mm)
+        if readers[0].metadata:  # the body's title, author, subject, keywords and dates
+            writer.add_metadata(dict(readers[0].metadata))
         out = io.BytesIO()
         writer.write(out)
         return Joined(out.getvalue(), len(writer.pages))

@@ -196,11 +196,15 @@ def read_manifest(path: Path) -> Manifest:
 
     doc = r.table(data, "document")
     r.known(doc, "[document]", set(DocumentInfo.__dataclass_fields__) | {"convention"})
-    text = {k: r.get(doc, "[document]", k, str, default="") for k in DocumentInfo.__dataclass_fields__}
+    text = {
+        k: r.get(doc, "[document]", k, str, default="")
+        for k in DocumentInfo.__dataclass_fields__
+        if k != "stamp"
+    }
     for k in ("vendor", "product", "title"):
         if not text[k].strip():
             raise r.fail(f"[document] {k}", f"missing key {k!r}", expected="non-empty text")
-    info = DocumentInfo(**text)
+    info = DocumentInfo(**text, stamp=r.get(doc, "[document]", "stamp", bool, default=True))
     convention = r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
 
     sizing_spec = _read_sizing(r, data)
