@@ -42,6 +42,8 @@ from pathlib import Path
 
 from esrp_report.analysis.rules import Rule, load_rules
 from esrp_report.audit import AuditResult, audit
+from esrp_report.audit.blame import digit_places
+from esrp_report.audit.coverage import vouches
 from esrp_report.ingest.documents.cells import clean_line
 from esrp_report.ingest.documents.lines import document_lines
 from esrp_report.ingest.documents.published import parse_lines
@@ -114,24 +116,6 @@ def audit_lines(
     return audit(parse_lines(lines, source, kind), rules)
 
 
-def _digits(text: str) -> list[tuple[int, int]]:
-    """(index in text, place value exponent) of each digit of a printed number."""
-    body = text.rstrip("%*").strip()
-    dot = body.find(".")
-    integer_end = dot if dot >= 0 else len(body)
-    out: list[tuple[int, int]] = []
-    place = 0
-    for index in range(integer_end - 1, -1, -1):
-        if body[index].isdigit():
-            out.append((index, place))
-            place += 1
-    if dot >= 0:
-        for offset, char in enumerate(body[dot + 1 :], start=1):
-            if char.isdigit():
-                out.append((dot + offset, -offset))
-    return out
-
-
 def candidates(doc: Document, *, vouched_only: bool = True) -> list[tuple[int, int, str, int, int, float]]:
     """Every (line, column, cell text, digit index in the cell, place, guard) the audit vouches for
     (or, with ``vouched_only`` false, every digit of every checked number). A cell may print two
@@ -143,8 +127,8 @@ def candidates(doc: Document, *, vouched_only: bool = True) -> list[tuple[int, i
             continue
         text = cells[column]
         start = text.find(number)
-        for index, place in _digits(number):
-            if not vouched_only or 10.0**place > guard * (1 + 1e-6):
+        for index, place in digit_places(number):
+            if not vouched_only or vouches(place, guard):
                 out.append((line, column, text, start + index, place, guard))
     return out
 

@@ -96,15 +96,25 @@ def one_digit_mends(text: str, lo: float, hi: float) -> bool:
     """Could a change of one printed digit of ``text`` move it by an amount in [lo, hi]?"""
     if lo == -math.inf or hi == math.inf:
         return True
-    body = text.rstrip("%*").strip()
-    dot = body.find(".")
-    end = dot if dot >= 0 else len(body)
-    places = [(body[i], end - i - 1 - body[i:end].count(",")) for i in range(end) if body[i].isdigit()]
-    if dot >= 0:
-        places += [(c, -k) for k, c in enumerate(body[dot + 1 :], start=1) if c.isdigit()]
-    for digit, place in places:
-        unit = 10.0**place
-        for other in range(10):
-            if lo <= (other - int(digit)) * unit <= hi:
-                return True
+    for index, place in digit_places(text):
+        unit, digit = 10.0**place, int(text[index])
+        if any(lo <= (other - digit) * unit <= hi for other in range(10)):
+            return True
     return False
+
+
+def digit_places(text: str) -> list[tuple[int, int]]:
+    """Each digit of a printed number: its index in ``text`` and its place (10**place is its
+    unit: 0 for units, -1 for tenths), thousands separators skipped."""
+    end = len(text.rstrip("%*").rstrip())
+    dot = text.find(".", 0, end)
+    integer_end = dot if dot >= 0 else end
+    out: list[tuple[int, int]] = []
+    place = 0
+    for index in range(integer_end - 1, -1, -1):
+        if text[index].isdigit():
+            out.append((index, place))
+            place += 1
+    if dot >= 0:
+        out += [(dot + k, -k) for k in range(1, end - dot) if text[dot + k].isdigit()]
+    return out

@@ -17,13 +17,12 @@ from collections.abc import Iterable, Iterator
 
 from esrp_report.audit.context import Evaluated
 from esrp_report.audit.result import Coverage, TableCoverage, UnreadBlock
-from esrp_report.ingest.documents.cells import is_number
+from esrp_report.ingest.documents.layout import figures
 from esrp_report.ingest.documents.structure import lines_read
 from esrp_report.model import DocNumber, PublishedDocument
 
 Key = tuple[int, int, str]
 _LINE = re.compile(r"\bline (\d+)")
-_FIGURE_START = frozenset("0123456789.-+")
 MAX_UNREAD_BLOCKS = 1000  # listed one by one; any more are counted
 # A relation's slack is a sum of half units: one unit of the last digit equals it exactly when
 # nothing else widens it, and such a change need not break it.
@@ -49,7 +48,13 @@ def guards(evaluated: Iterable[Evaluated]) -> dict[Key, float]:
 
 def vouched(number: DocNumber, guard: float) -> bool:
     """Does any change of any of its printed digits break a relation that holds?"""
-    return 10.0**-number.decimals > guard * (1 + _MARGIN)
+    return vouches(-number.decimals, guard)
+
+
+def vouches(place: int, guard: float) -> bool:
+    """Does any change of a digit in this place (10**place is its unit) break a relation that
+    holds, the number's guard being ``guard``?"""
+    return 10.0**place > guard * (1 + _MARGIN)
 
 
 def _tables(doc: PublishedDocument) -> Iterator[tuple[str, int, int, list[DocNumber]]]:
@@ -109,14 +114,9 @@ def _unread_blocks(doc: PublishedDocument, read: set[int]) -> Iterator[UnreadBlo
     block: list[tuple[int, int, str]] = []  # (line, numbers, text)
     gap = 0
     for line in doc.lines:
-        cells = line.cells
-        figures = (
-            sum(1 for c in cells[1:] if c[:1] in _FIGURE_START and is_number(c))
-            if cells and line.no not in read
-            else 0
-        )
-        if figures:
-            block.append((line.no, figures, line.text))
+        count = figures(line) if line.no not in read else 0
+        if count:
+            block.append((line.no, count, line.text))
             gap = 0
             continue
         gap += 1

@@ -122,13 +122,6 @@ _POWERS = {"mb": 0, "gb": 1, "tb": 2, "pb": 3}
 _SECTION = "Simulated Exchange configuration"
 
 
-def placed_fact(ctx: Context, key: str) -> DocNumber | None:
-    """The leading figure of a fact, placed at its value's cell (so that coverage counts it)."""
-    fact = ctx.doc.facts.get(key)
-    number = DocNumber.leading(fact[0]) if fact else None
-    return number.at(fact[1], 1) if number is not None and fact else None
-
-
 def tested(ctx: Context) -> None:
     """config.servers_tested: the number of servers tested = the per-server columns (else the
     servers of the appendix's performance reports); config.target_all: the target per server x
@@ -136,7 +129,7 @@ def tested(ctx: Context) -> None:
     the configuration states = its mailboxes per server x the tested IOPS per mailbox;
     config.raw_capacity, config.capacity_utilization, config.formatted_capacity_used: capacities
     against the disks and each other."""
-    servers = placed_fact(ctx, "servers_tested")
+    servers = fact_number(ctx.doc, "servers_tested")
     if servers is not None:
         columns = ctx.columns[TestKind.PERFORMANCE]
         machines = {r.machine.casefold() for r in ctx.runs if r.kind is TestKind.PERFORMANCE and r.machine}
@@ -155,8 +148,8 @@ def tested(ctx: Context) -> None:
                 section=_SECTION,
                 row="Number of servers tested",
             )
-    per_server = placed_fact(ctx, "target_per_server")
-    total = placed_fact(ctx, "target_all_servers")
+    per_server = fact_number(ctx.doc, "target_per_server")
+    total = fact_number(ctx.doc, "target_all_servers")
     if per_server is not None and total is not None and servers is not None:
         ctx.relation(
             "config.target_all",
@@ -168,7 +161,7 @@ def tested(ctx: Context) -> None:
             section=_SECTION,
             row="Target transactional IOPS, all tested servers",
         )
-    mailboxes = placed_fact(ctx, "mailboxes_per_server")
+    mailboxes = fact_number(ctx.doc, "mailboxes_per_server")
     iops = _tested_iops(ctx)
     fact = ctx.doc.facts.get("iops_per_mailbox")
     if per_server is not None and mailboxes is not None and iops is not None and fact is not None:
@@ -197,7 +190,7 @@ def _capacity(ctx: Context, key: str) -> tuple[DocNumber, int] | None:
 
 
 def _capacities(ctx: Context) -> None:
-    disks = placed_fact(ctx, "disks")
+    disks = fact_number(ctx.doc, "disks")
     per_disk = _capacity(ctx, "raw_capacity_per_disk")
     raw = _capacity(ctx, "raw_capacity")
     if disks is not None and per_disk is not None and raw is not None:
@@ -213,7 +206,7 @@ def _capacities(ctx: Context) -> None:
             row="Total raw storage capacity",
         )
     formatted = _capacity(ctx, "formatted_capacity")
-    utilization = placed_fact(ctx, "capacity_utilization")
+    utilization = fact_number(ctx.doc, "capacity_utilization")
     if formatted is not None and raw is not None and utilization is not None:
         _ratio(
             ctx,
@@ -226,7 +219,7 @@ def _capacities(ctx: Context) -> None:
             row="Storage capacity utilization",
         )
     databases = _capacity(ctx, "database_size_tested")
-    used = placed_fact(ctx, "formatted_capacity_used")
+    used = fact_number(ctx.doc, "formatted_capacity_used")
     formatted = _capacity(ctx, "formatted_capacity_databases") or formatted
     if databases is not None and formatted is not None and used is not None:
         _ratio(

@@ -38,7 +38,7 @@ def classify(doc: PublishedDocument, read: set[int]) -> None:
     """A note at each line of ``doc`` with figures in its cells that no reader took (its number not
     in ``read``) and whose form says what it is."""
     lines = doc.lines
-    figured = [i for i, line in enumerate(lines) if line.no not in read and _figures(line)]
+    figured = [i for i, line in enumerate(lines) if line.no not in read and figures(line)]
     reasons: dict[int, str] = {}
     for start, end in _axes(lines):
         for i in range(max(start - _LEGEND_LINES, 0), end):
@@ -58,7 +58,8 @@ def classify(doc: PublishedDocument, read: set[int]) -> None:
 _FIGURE_START = frozenset("0123456789.-+")
 
 
-def _figures(line: DocLine) -> int:
+def figures(line: DocLine) -> int:
+    """How many of a row's cells after its label are printed numbers."""
     cells = line.cells
     if not cells:
         return 0
