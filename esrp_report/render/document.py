@@ -8,8 +8,10 @@ in ``Cell``; rounding happens when a cell is rendered, with the convention's dec
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -202,6 +204,12 @@ class Document:
     def shown_problems(self) -> list[Problem]:
         """The problems the document itself lists: errors and warnings."""
         return [p for p in self.problems if p.severity != "note"]
+
+    @property
+    def evidence_notes(self) -> list[tuple[str, str, str]]:
+        """The problems the document lists, in readers' words: (severity, file, sentence). Their
+        technical text is in the diagnostics file beside the document."""
+        return [reader_words(p) for p in self.shown_problems]
 
     @property
     def server_count(self) -> int:
@@ -513,6 +521,27 @@ def _differences(
     found = differences(manifest, list(runs.items()))
     problems.extend(Problem(manifest.path, d.refusal(), severity="error") for d in found if d.reason is None)
     return [d for d in found if d.reason is not None]
+
+
+@cache
+def _evidence_words() -> tuple[dict[str, str], str, list[tuple[re.Pattern[str], str]]]:
+    raw = tomllib.loads(
+        resources.files("esrp_report.render").joinpath("evidence_words.toml").read_text(encoding="utf-8")
+    )
+    notes = [(re.compile(n["pattern"]), n["words"]) for n in raw["notes"]]
+    return raw["severity"], raw["fallback"], notes
+
+
+def reader_words(problem: Problem) -> tuple[str, str, str]:
+    """A problem for the document's Evidence notes: its severity and file, and a sentence in readers'
+    words (render/evidence_words.toml), never the reader's technical text."""
+    severity, fallback, notes = _evidence_words()
+    source = problem.source.replace("\\", "/").rsplit("/", 1)[-1]
+    for pattern, words in notes:
+        found = pattern.search(problem.message)
+        if found:
+            return severity.get(problem.severity, problem.severity), source, words.format(**found.groupdict())
+    return severity.get(problem.severity, problem.severity), source, fallback
 
 
 def fmt_target(value: float, conv: Convention) -> str:
