@@ -4,6 +4,7 @@ per folder of a parent folder."""
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from pathlib import Path
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from esrp_report.app import api
 from esrp_report.app.manifest_init import exchange_and_esrp
 from esrp_report.cli.main import app
-from esrp_report.ingest.config.manifest import read_manifest
+from esrp_report.ingest.config.manifest import ManifestError, read_manifest
 from esrp_report.model import Manifest
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -112,3 +114,175 @@ def test_servers_sharing_a_folder_are_named_by_their_files(dellemc: Path) -> Non
     for server in manifest.servers:
         assert len(server.results) == 3 and all(r.startswith("flat/Performance_") for r in server.results)
     assert not set(manifest.servers[0].results) & set(manifest.servers[1].results)
+
+
+# --- each server's facts, and `build` refusing a manifest the evidence contradicts -----------------
+
+
+def _built(manifest: Path) -> tuple[int, str]:
+    result = runner.invoke(
+        app, ["build", str(manifest), "-o", str(manifest.parent / "out"), "--format", "html", "--allow-fail"]
+    )
+    return result.exit_code, result.output
+
+
+def _ready(dellemc: Path) -> Path:
+    """An init'd manifest of the four servers with the vendor's placeholders filled in."""
+    out = dellemc.parent / "m.toml"
+    _init(dellemc, out=out)
+    out.write_text(out.read_text(encoding="utf-8").replace("TODO(vendor): ", ""), encoding="utf-8")
+    return out
+
+
+def _edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def test_init_writes_each_servers_own_os_and_facts_with_their_source(dellemc: Path) -> None:
+    out = _ready(dellemc)
+    manifest = read_manifest(out)
+    facts = {s.label: s.facts for s in manifest.servers}
+    assert facts["JS16"]["os"] == "Windows Server 2016 Datacenter (6.2.9200.0)"
+    assert facts["JS8"]["os"] == "Windows Server 2012 R2 Datacenter (6.2.9200.0)"
+    assert facts["JS9"]["jetstress_version"] == "15.01.1019.000"
+    assert facts["JS9"]["ese_version"] == "15.01.1034.026"
+    assert (facts["JS16"]["databases"], facts["JS16"]["thread_count"]) == (5, "10")
+    assert facts["JS16"]["database_size_gb"] == pytest.approx(9397052899328 / 2**30, abs=0.5)
+    text = out.read_text(encoding="utf-8")
+    # each fact names the file it was read from
+    assert (
+        'os = "Windows Server 2012 R2 Datacenter (6.2.9200.0)"  # Performance_2017_9_15_11_29_57.html' in text
+    )
+    # only what the evidence carries: it names no processor or memory, so none is written
+    assert set(facts["JS16"]) == {
+        "os",
+        "jetstress_version",
+        "ese_version",
+        "databases",
+        "thread_count",
+        "database_size_gb",
+    }
+    code, output = _built(out)
+    assert code == 0, output
+    page = (dellemc.parent / "out" / "m.html").read_text(encoding="utf-8")
+    table = page[page.index('id="server-facts"') :]
+    assert "<td>JS8</td><td>Windows Server 2012 R2 Datacenter (6.2.9200.0)</td>" in table
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "named"),
+    [
+        (
+            "active_mailboxes_per_server = 3500",
+            "active_mailboxes_per_server = 1000",
+            ("[profile] active_mailboxes_per_server = 1,000", "JetstressConfig.xml", "MailboxCount 3,500"),
+        ),
+        (
+            "iops_per_mailbox = 0.1\n",
+            "iops_per_mailbox = 0.14\n",
+            ("[profile] tested_iops_per_mailbox = 0.14", "JetstressConfig.xml", "MailboxIops 0.1"),
+        ),
+        (
+            'exchange_version = "2016"',
+            'exchange_version = "2010"',
+            ('[document] exchange_version = "2010"', "Performance_2017_9_15_11_30_4.html", "Exchange 2016"),
+        ),
+        (
+            'esrp_version = "4.0"',
+            'esrp_version = "3.0"',
+            ('[document] esrp_version = "3.0"', "Jetstress 15.01.1019.000", "ESRP 4.0"),
+        ),
+        (
+            'os = "Windows Server 2012 R2 Datacenter (6.2.9200.0)"',
+            'os = "Windows Server 2016 Datacenter"',
+            (
+                '[[servers]] JS8 os = "Windows Server 2016 Datacenter"',
+                "Performance_2017_9_15_11_29_57.html",
+                '"Windows Server 2012 R2 Datacenter (6.2.9200.0)"',
+            ),
+        ),
+        (
+            "databases = 5",
+            "databases = 6",
+            ("[[servers]] JS16 databases = 6", "Performance_2017_9_15_11_30_4.html", "says 5"),
+        ),
+        (
+            '["Host OS", "JS16, JS17: Windows Server 2016 Datacenter (6.2.9200.0); JS8, JS9: Windows Server 2012 R2 Datacenter (6.2.9200.0)"]',
+            '["Host OS", "Windows Server 2016 Datacenter"]',
+            ("[tables.software] Host OS", "Performance_2017_9_15_11_29_57.html", "2012 R2"),
+        ),
+    ],
+)
+def test_build_refuses_a_stated_fact_the_evidence_contradicts(
+    dellemc: Path, old: str, new: str, named: tuple[str, str, str]
+) -> None:
+    out = _ready(dellemc)
+    _edit(out, old, new)
+    code, output = _built(out)
+    assert code == 2, output
+    line = " ".join(output.split())  # the console wraps long lines
+    assert "Traceback" not in output and line.startswith(f"error: {out}")
+    for text in named:
+        assert text in line, (text, line)
+    assert "differs = {" in line
+    assert not (dellemc.parent / "out" / "m.html").exists()
+
+
+def test_without_config_xml_the_target_is_checked_against_the_reports(dellemc: Path) -> None:
+    for config in dellemc.glob("*/JetstressConfig.xml"):
+        config.unlink()
+    out = _ready(dellemc)
+    _edit(out, "active_mailboxes_per_server = 3500", "active_mailboxes_per_server = 1000")
+    code, output = _built(out)
+    line = " ".join(output.split())
+    assert code == 2, output
+    assert "[profile] target_iops = 100 (1,000 mailboxes per server x 0.1 IOPS per mailbox)" in line
+    assert "Performance_2017_9_15_11_30_4.html says a target of 350 transactional IOPS (JS16)" in line
+
+
+def test_a_stated_reason_lets_the_difference_through_and_the_document_prints_it(dellemc: Path) -> None:
+    out = _ready(dellemc)
+    _edit(out, 'exchange_version = "2016"', 'exchange_version = "2019"')
+    _edit(
+        out,
+        'os = "Windows Server 2012 R2 Datacenter (6.2.9200.0)"',
+        'os = "Windows Server 2016 Datacenter"\ndiffers = { os = "JS8 was upgraded after the test." }',
+    )
+    assert _built(out)[0] == 2  # the Exchange version is still unexplained
+    _edit(
+        out, "[document]\n", '[document]\ndiffers = { exchange_version = "The design runs Exchange 2019." }\n'
+    )
+    code, output = _built(out)
+    assert code == 0, output
+    page = re.sub(r"<[^>]+>", " ", (dellemc.parent / "out" / "m.html").read_text(encoding="utf-8"))
+    page = " ".join(html.unescape(page).split())
+    assert (
+        'The manifest states the Exchange version as "2019"; Performance_2017_9_15_11_30_4.html says' in page
+    )
+    assert "Stated reason: The design runs Exchange 2019." in page
+    assert 'The manifest states the operating system of JS8 as "Windows Server 2016 Datacenter"' in page
+    assert "Stated reason: JS8 was upgraded after the test." in page
+
+
+@pytest.mark.parametrize(
+    ("addition", "message"),
+    [
+        ('differs = { mailboxes = "x" }', "unknown key 'mailboxes'"),
+        ('differs = { target_iops = " " }', "the reason must be text"),
+        ('differs = "because"', "differs must be a table"),
+    ],
+)
+def test_a_differs_key_is_checked(dellemc: Path, addition: str, message: str) -> None:
+    out = _ready(dellemc)
+    _edit(out, "[profile]\n", f"[profile]\n{addition}\n")
+    with pytest.raises(ManifestError, match=re.escape(message)):
+        read_manifest(out)
+
+
+@pytest.mark.parametrize("sample", sorted(SAMPLES.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_bundled_manifest_states_what_its_evidence_says(sample: Path) -> None:
+    manifest = read_manifest(sample)
+    solution, labels = api.solution_from_manifest(manifest)
+    api.refuse_unexplained_differences(manifest, solution, labels)  # raises InputError on a difference

@@ -331,13 +331,14 @@ def test_a_manifest_sizing_section_gives_the_targets(tmp_path: Path) -> None:
     assert rows["Target transactional IOPS per server"] == "120"
     assert rows["Number of Exchange mailboxes simulated"] == "1,000"
     assert rows["Sizing: transactional IOPS"] == "100 IOPS"
-    assert not any("evidence targets" in p for p in problems)
+    assert not any("target_iops" in p for p in problems)
 
-    # A heavier profile moves the targets; the evidence's 120 then disagrees, and the note says so.
+    # A heavier profile moves the targets; the evidence's 120 then disagrees, and the document says so
+    # (`build` refuses it: tests/test_init.py).
     (tmp_path / "sizing.toml").write_text(NETAPP_SPEC.replace("0.10", "0.125"), encoding="utf-8")
     rows, problems = _document_rows(path)
     assert rows["Target transactional IOPS per server"] == "150"
-    assert any("evidence targets 120" in p for p in problems)
+    assert any("target_iops = 150" in p and "a target of 120 transactional IOPS" in p for p in problems)
 
 
 def test_a_stated_profile_that_disagrees_with_the_sizing_is_reported(tmp_path: Path) -> None:

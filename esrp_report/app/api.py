@@ -194,6 +194,21 @@ def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Serv
             yield server, entry.label
 
 
+def refuse_unexplained_differences(manifest: Manifest, solution: Solution, labels: Mapping[str, str]) -> None:
+    """Raise InputError (exit 2) for a fact the manifest states differently from the evidence without
+    saying why (analysis/stated.py): the first one, naming the manifest's key and value and the
+    evidence's file and value, and how many more there are."""
+    from esrp_report.analysis.stated import differences
+
+    by_label: dict[str, list[Run]] = {}
+    for server in solution.servers:
+        by_label.setdefault(labels.get(server.name, server.name), []).extend(server.runs)
+    unexplained = [d for d in differences(manifest, list(by_label.items())) if d.reason is None]
+    if unexplained:
+        more = f" ({len(unexplained) - 1} more difference(s) after this one)" if len(unexplained) > 1 else ""
+        raise InputError(manifest.path, unexplained[0].refusal() + more)
+
+
 def _output_folder(out_dir: Path) -> None:
     """The folder the documents are written to, made when missing; a file or an unwritable place
     there is the user's error, named with the fix, not a traceback."""
@@ -280,6 +295,7 @@ def _build(
             part = _early_appendix(manifest, servers, rules, labels, when)
             early[part.anchor] = (part, pool.submit(render_part, _part_job(part, base)))
     progress(f"read the evidence of {len(solution.servers)} machines")
+    refuse_unexplained_differences(manifest, solution, labels)
     assessment = combine(solution.name, servers, list(solution.problems))
     doc = build_document(manifest, assessment, rules, labels)
     result = BuildResult(doc)

@@ -15,7 +15,11 @@ from collections import Counter
 from pathlib import Path
 
 from esrp_report.analysis import solution as ev
+from esrp_report.analysis.stated import exchange_and_esrp, server_evidence
 from esrp_report.model import PLACEHOLDER, Run, TestKind
+from esrp_report.model.server_facts import fact_specs
+
+__all__ = ["exchange_and_esrp", "init_manifest"]
 
 
 def _toml(text: str) -> str:
@@ -26,19 +30,6 @@ def _toml(text: str) -> str:
 def _first(values: list[str | None]) -> str:
     found = Counter(v for v in values if v)
     return found.most_common(1)[0][0] if found else ""
-
-
-def exchange_and_esrp(jetstress_version: str | None) -> tuple[str, str] | None:
-    """The Exchange and ESRP versions a Jetstress version is evidence for: 14.x is Exchange 2010 (ESRP 3.0),
-    15.00 Exchange 2013 and 15.01 Exchange 2016 (both ESRP 4.0); None for anything else."""
-    parts = (jetstress_version or "").strip().split(".")
-    major = parts[0].lstrip("0") or "0"
-    minor = parts[1].lstrip("0") or "0" if len(parts) > 1 else ""
-    if major == "14":
-        return "2010", "3.0"
-    if major == "15" and minor in ("0", "1"):
-        return ("2013" if minor == "0" else "2016"), "4.0"
-    return None
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -104,6 +95,26 @@ def _copies(run: Run) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+def _server_facts(runs: list[Run]) -> list[str]:
+    """A server's facts as its evidence gives them (model/server_facts.toml), each with a comment naming
+    the file and the field: `build` checks them against the evidence again."""
+    specs = fact_specs()
+    found = server_evidence(runs)
+    lines = []
+    for key, spec in specs.items():
+        fact = found.get(key)
+        if fact is None:
+            continue
+        if spec.kind == "gb":
+            value = f"{float(fact.value):.0f}"
+        elif isinstance(fact.value, int):
+            value = str(fact.value)
+        else:
+            value = _toml(str(fact.value))
+        lines.append(f"{key} = {value}  # {Path(fact.source).name}: {spec.evidence}")
+    return lines
+
+
 def init_manifest(results: list[Path], manifest_path: Path) -> str:
     """TOML text for a manifest at ``manifest_path`` naming ``results`` (one folder per server, or a parent
     folder of server folders)."""
@@ -166,11 +177,18 @@ def init_manifest(results: list[Path], manifest_path: Path) -> str:
         f"copies_per_database = {copies}",
         "",
     ]
-    for machine, relative, _ in servers:
-        lines += ["[[servers]]", f"label = {_toml(machine)}", f"results = {_results_toml(relative)}", ""]
+    for machine, relative, server_runs in servers:
+        lines += ["[[servers]]", f"label = {_toml(machine)}", f"results = {_results_toml(relative)}"]
+        lines += [*_server_facts(server_runs), ""]
     software = [
-        ("Jetstress version", _first([r.jetstress_version for r in runs])),
-        ("ESE.dll file version", _first([r.ese_version for r in runs])),
+        (
+            "Jetstress version",
+            _per_server([(name, _first([r.jetstress_version for r in rs])) for name, _, rs in servers]),
+        ),
+        (
+            "ESE.dll file version",
+            _per_server([(name, _first([r.ese_version for r in rs])) for name, _, rs in servers]),
+        ),
         (
             "Host OS",
             _per_server([(name, _first([r.operating_system for r in rs])) for name, _, rs in servers]),
@@ -180,7 +198,12 @@ def init_manifest(results: list[Path], manifest_path: Path) -> str:
     ]
     lines += ["[tables.software]", "rows = ["]
     lines += [f"  [{_toml(k)}, {_toml(v or todo + 'not in the evidence')}]," for k, v in software]
-    lines += ["]", "", "[tables.hardware]", "rows = ["]
+    lines += [
+        "]",
+        "",
+        "# The Jetstress evidence names no processor, memory, HBA or storage model: state them here.",
+    ]
+    lines += ["[tables.hardware]", "rows = ["]
     lines += [
         f"  [{_toml(k)}, {_toml(todo + k.lower())}],"
         for k in ("Storage connectivity", "Storage model and firmware", "Storage cache", "Host server type")

@@ -179,7 +179,14 @@ _QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType
 
 def export(catalog: Catalog, out_dir: Path) -> list[Path]:
     """Every table as a Parquet file, and the counter series as they are stored."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CatalogError(out_dir, "is a file, not a folder: name the folder to export to with --parquet")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file on the way, or no permission
+        raise CatalogError(
+            out_dir, f"cannot make the export folder: {exc.strerror or exc}; name another with --parquet"
+        ) from None
     written = []
     for table in EXPORT_TABLES:
         target = out_dir / f"{table}.parquet"

@@ -74,7 +74,15 @@ class Catalog:
         if not database.exists():
             if not create:
                 raise CatalogError(root, "no catalog here", expected=f"a folder holding {DATABASE}")
-            root.mkdir(parents=True, exist_ok=True)
+            if root.exists() and not root.is_dir():
+                raise CatalogError(root, "is a file, not a folder: name the catalog's folder with --catalog")
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # a file on the way, or no permission
+                raise CatalogError(
+                    root,
+                    f"cannot make the catalog folder: {exc.strerror or exc}; name another with --catalog",
+                ) from None
         try:
             con = duckdb.connect(str(database), read_only=read_only)
         except duckdb.Error as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 from rich.table import Table
+from typer import _click as click  # the click Typer carries (its own copy)
+from typer.core import TyperGroup
 
 from esrp_report import __version__
 from esrp_report.cli import output
@@ -40,7 +43,26 @@ VERDICT_EXIT = {
     "incomplete": EXIT_INCOMPLETE,
 }
 
+
+class _Commands(TyperGroup):
+    """The commands, with Typer's own check of a path argument (a file it cannot read) said as every
+    other user mistake is: one line naming the path, exit 2, not the usage text."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.BadParameter as exc:
+            if not _PATH_CHECK.match(exc.message):
+                raise
+            hint = exc.param_hint or (exc.param.get_error_hint() if exc.param else "")
+            raise _error(f"{hint}: {exc.message.rstrip('.')}; give a path this user can read") from None
+
+
+# What click's Path check says of a path: "path '/x' is not readable." and the like.
+_PATH_CHECK = re.compile(r"(?:path|file|directory) '.*' (?:is|does)")
+
 app = typer.Typer(
+    cls=_Commands,
     add_completion=False,
     # Plain help: the rich help renderer loads rich.markdown and markdown-it, ~80 ms of a 150 ms
     # start-up budget (docs/benchmarks.md); errors and tables still print through rich.
@@ -206,13 +228,22 @@ def init(
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.model import PLACEHOLDER  # noqa: PLC0415 - imported on use: see the module docstring
 
+    if out.is_dir():
+        raise _error(f"{out}: is a folder, not a file: name the manifest file to write with -o")
+    if not out.parent.is_dir():
+        raise _error(
+            f"{out}: the folder {out.parent} is not there: name the manifest file with -o in a folder"
+        )
     if out.exists() and not force:
         raise _error(f"{out} exists; use --force to overwrite it")
     try:
         text = api.init_manifest(results, out)
     except EsrpError as exc:
         raise _error(str(exc)) from None
-    out.write_text(text, encoding="utf-8")
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _error(f"{out}: cannot write it: {exc.strerror or exc}; name another file with -o") from None
     _console().print(f"wrote {out} ({len(results)} results folders); fill in the {PLACEHOLDER} markers")
 
 

@@ -575,6 +575,10 @@ class ManifestServer:
 
     label: str
     results: list[str]  # folders or files, as written in the manifest (relative to it)
+    # What the vendor states about this server, keyed as in model/server_facts.toml (OS, versions,
+    # databases...): `build` checks each against the server's evidence.
+    facts: dict[str, str | int | float] = field(default_factory=dict)
+    differs: dict[str, str] = field(default_factory=dict)  # fact key -> why it differs from the evidence
 
 
 @dataclass
@@ -585,6 +589,7 @@ class KeyValueTable:
     key: str  # "hardware", "software", "disks", or the vendor's own
     title: str
     rows: list[tuple[str, str]]
+    differs: dict[str, str] = field(default_factory=dict)  # row item -> why it differs from the evidence
 
 
 @dataclass
@@ -621,6 +626,9 @@ class Manifest:
     stated_profile: dict[str, float] = field(default_factory=dict)
     sizing: SizingResult | None = None  # the design's [sizing] worked out: the profile's targets follow it
     problems: list[Problem] = field(default_factory=list)  # e.g. a stated profile the sizing contradicts
+    # Why a stated fact differs from the evidence, by table ("document", "profile") and key: `build`
+    # refuses a difference without a reason and prints the reason in the document's notes.
+    differs: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 # --- Published documents (the audit's input) ---------------------------------------------------

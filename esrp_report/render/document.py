@@ -8,18 +8,22 @@ in ``Cell``; rounding happens when a cell is rendered, with the convention's dec
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from typing import Any
 
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
-from esrp_report.analysis.compare import Disagreement, relative_difference
+from esrp_report.analysis.compare import Disagreement
 from esrp_report.analysis.rules import Rule, RuleResult, Status
+from esrp_report.analysis.stated import Difference, differences
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
 from esrp_report.model.errors import RulesError
 from esrp_report.model.numbers import fmt_number
+from esrp_report.model.server_facts import fact_specs
 from esrp_report.model.sizing import SizingResult
 
 APPENDIX_ORDER = (
@@ -185,6 +189,10 @@ class Document:
     disagreement_groups: list[DisagreementGroup] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)  # sections still holding PLACEHOLDER
     verdict_reason: str = ""  # why the verdict is not PASS: what failed, was not evaluated or not read
+    # Facts the manifest states differently from the evidence, with its reason (the document's notes).
+    stated_differences: list[Difference] = field(default_factory=list)
+    # The "Tested servers" table: what the manifest's [[servers]] state (headings, then a row a server).
+    server_facts: list[list[str]] = field(default_factory=list)
 
     @property
     def reading_notes(self) -> list[Problem]:
@@ -196,6 +204,12 @@ class Document:
     def shown_problems(self) -> list[Problem]:
         """The problems the document itself lists: errors and warnings."""
         return [p for p in self.problems if p.severity != "note"]
+
+    @property
+    def evidence_notes(self) -> list[tuple[str, str, str]]:
+        """The problems the document lists, in readers' words: (severity, file, sentence). Their
+        technical text is in the diagnostics file beside the document."""
+        return [reader_words(p) for p in self.shown_problems]
 
     @property
     def server_count(self) -> int:
@@ -354,21 +368,6 @@ def _profile_rows(
     target = per_server * p.tested_iops
     sizes = [r.sizing.initial_database_bytes for r in perf_runs]
     total_gb = sum(s for s in sizes if s is not None) / 2**30 if sizes and None not in sizes else None
-    for s in assessment.servers:
-        summary = s.summaries.get(TestKind.PERFORMANCE.value)
-        if (
-            summary
-            and summary.target_iops is not None
-            and relative_difference(summary.target_iops, target) > 1e-6
-        ):
-            problems.append(
-                Problem(
-                    manifest.path,
-                    f"the profile gives {per_server:,} mailboxes x {p.tested_iops:g} IOPS = {target:g} IOPS "
-                    f"per server, but {s.name}'s evidence targets {summary.target_iops:g}",
-                    severity="warning",
-                )
-            )
     rows = [
         ("Number of Exchange mailboxes simulated", f"{p.mailboxes:,}"),
         ("Number of database availability groups (DAGs)", str(p.dags)),
@@ -490,6 +489,61 @@ def diagnostics_text(doc: Document) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _server_facts(manifest: Manifest) -> list[list[str]]:
+    """The "Tested servers" table: a heading row, then each server's stated facts (none: no table)."""
+    specs = fact_specs()
+    keys = [k for k in specs if any(k in s.facts for s in manifest.servers)]
+    if not keys:
+        return []
+    rows = [["Server", *(specs[k].label for k in keys)]]
+    for server in manifest.servers:
+        cells = []
+        for key in keys:
+            value = server.facts.get(key)
+            if value is None:
+                cells.append("—")
+            elif specs[key].kind == "gb":
+                cells.append(fmt_number(float(value), 0, thousands=True))
+            else:
+                cells.append(str(value))
+        rows.append([server.label, *cells])
+    return rows
+
+
+def _differences(
+    manifest: Manifest, servers: list[tuple[str, ServerAssessment]], problems: list[Problem]
+) -> list[Difference]:
+    """The stated facts that differ from the evidence and say why; one that does not say why is an
+    error of the document (`build` refuses it before it gets here)."""
+    runs: dict[str, list[Run]] = {}
+    for label, s in servers:
+        runs.setdefault(label, []).extend(r.run for r in s.runs)
+    found = differences(manifest, list(runs.items()))
+    problems.extend(Problem(manifest.path, d.refusal(), severity="error") for d in found if d.reason is None)
+    return [d for d in found if d.reason is not None]
+
+
+@cache
+def _evidence_words() -> tuple[dict[str, str], str, list[tuple[re.Pattern[str], str]]]:
+    raw = tomllib.loads(
+        resources.files("esrp_report.render").joinpath("evidence_words.toml").read_text(encoding="utf-8")
+    )
+    notes = [(re.compile(n["pattern"]), n["words"]) for n in raw["notes"]]
+    return raw["severity"], raw["fallback"], notes
+
+
+def reader_words(problem: Problem) -> tuple[str, str, str]:
+    """A problem for the document's Evidence notes: its severity and file, and a sentence in readers'
+    words (render/evidence_words.toml), never the reader's technical text."""
+    severity, fallback, notes = _evidence_words()
+    source = problem.source.replace("\\", "/").rsplit("/", 1)[-1]
+    for pattern, words in notes:
+        found = pattern.search(problem.message)
+        if found:
+            return severity.get(problem.severity, problem.severity), source, words.format(**found.groupdict())
+    return severity.get(problem.severity, problem.severity), source, fallback
+
+
 def fmt_target(value: float, conv: Convention) -> str:
     """A target IOPS figure, printed one way wherever it appears (profile table, summary tables):
     whole, "1,400", unless the profile makes it a fraction, then with the I/O decimals."""
@@ -607,4 +661,6 @@ def build_document(
         disagreement_groups=groups,
         problems=problems,
         placeholders=placeholders,
+        stated_differences=_differences(manifest, servers, problems),
+        server_facts=_server_facts(manifest),
     )

@@ -27,9 +27,17 @@ from esrp_report.model import (
     UserProfile,
 )
 from esrp_report.model.errors import InputError
+from esrp_report.model.server_facts import fact_rows, fact_specs
 from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
 
 T = TypeVar("T")
+# The facts `build` checks against the evidence outside [[servers]] and [tables]: a `differs` key
+# of [document] or [profile] may name these (analysis/stated.py compares them).
+DIFFERS_KEYS = {
+    "document": ("exchange_version", "esrp_version"),
+    "profile": ("active_mailboxes_per_server", "tested_iops_per_mailbox", "target_iops"),
+}
+FACT_TYPES: dict[str, type] = {"count": int, "gb": float}
 CONVENTION_KEYS = {
     "io_decimals": int,
     "latency_decimals": int,
@@ -144,6 +152,22 @@ class _Reader:
             )
         return text
 
+    def differs(
+        self, data: dict[str, Any], where: str, allowed: set[str] | tuple[str, ...]
+    ) -> dict[str, str]:
+        """``differs = { key = "why" }``: why a stated fact differs from the evidence (keys: ``allowed``)."""
+        value = data.get("differs")
+        if value is None:
+            return {}
+        expected = 'differs = { key = "why the manifest differs from the evidence" }'
+        if not isinstance(value, dict):
+            raise self.fail(f"{where} differs", "differs must be a table", expected=expected)
+        self.known(value, f"{where} differs", allowed)
+        for key, reason in value.items():
+            if not isinstance(reason, str) or not reason.strip():
+                raise self.fail(f"{where} differs {key}", "the reason must be text", expected=expected)
+        return {k: v.strip() for k, v in value.items()}
+
     def template_name(self, where: str, text: str) -> str:
         """A template folder's name under the project's templates/, nothing more: joined to that
         folder unchecked, ``/`` would make every file on the machine a template."""
@@ -154,6 +178,19 @@ class _Reader:
                 expected="a name such as 'esrp', without '/', '\\', '..' or a drive",
             )
         return text
+
+
+def _fact(r: _Reader, item: dict[str, Any], where: str, key: str) -> str | int | float:
+    """A fact a [[servers]] table states (model/server_facts.toml): a whole number, a size or text."""
+    kind = FACT_TYPES.get(fact_specs()[key].kind, str)
+    if kind is str:
+        return r.get(
+            item, where, key, str, check=lambda v: bool(v.strip()), expected="non-empty text"
+        ).strip()
+    number: int | float = r.get(
+        item, where, key, kind, check=lambda v: v >= 0, expected=f"a {kind.__name__} >= 0"
+    )
+    return number
 
 
 def _positive(value: float) -> bool:
@@ -195,7 +232,7 @@ def read_manifest(path: Path) -> Manifest:
     )
 
     doc = r.table(data, "document")
-    r.known(doc, "[document]", set(DocumentInfo.__dataclass_fields__) | {"convention"})
+    r.known(doc, "[document]", set(DocumentInfo.__dataclass_fields__) | {"convention", "differs"})
     text = {
         k: r.get(doc, "[document]", k, str, default="")
         for k in DocumentInfo.__dataclass_fields__
@@ -209,7 +246,7 @@ def read_manifest(path: Path) -> Manifest:
 
     sizing_spec = _read_sizing(r, data)
     prof = r.table(data, "profile")
-    r.known(prof, "[profile]", set(UserProfile.__dataclass_fields__))
+    r.known(prof, "[profile]", set(UserProfile.__dataclass_fields__) | {"differs"})
     w = "[profile]"
     stated = _stated_sized_profile(r, prof) if sizing_spec is not None else {}
     # With a [sizing], these keys come from it (analysis.sizing.sized_manifest); until then they
@@ -251,7 +288,7 @@ def read_manifest(path: Path) -> Manifest:
         where = f"[[servers]] #{i}"
         if not isinstance(item, dict):
             raise r.fail(where, "each server must be a table", expected="label and results")
-        r.known(item, where, {"label", "results"})
+        r.known(item, where, {"label", "results", "differs", *fact_specs()})
         results = item.get("results")
         if isinstance(results, str):
             results = [results]
@@ -260,14 +297,15 @@ def read_manifest(path: Path) -> Manifest:
         label = r.get(item, where, "label", str, default=f"Server {i}")
         # Results folders are what the manifest names, so they may be anywhere; only files the
         # document embeds (logo, templates, rules) must stay in the manifest's folder.
-        servers.append(ManifestServer(label, list(results)))
+        facts = {key: _fact(r, item, where, key) for key in fact_specs() if key in item}
+        servers.append(ManifestServer(label, list(results), facts, r.differs(item, where, tuple(facts))))
 
     tables: list[KeyValueTable] = []
     for key, table in r.table(data, "tables", required=False).items():
         where = f"[tables.{key}]"
         if not isinstance(table, dict):
             raise r.fail(where, "must be a table", expected="title and rows")
-        r.known(table, where, {"title", "rows"})
+        r.known(table, where, {"title", "rows", "differs"})
         rows = table.get("rows", [])
         if not isinstance(rows, list) or not all(
             isinstance(row, list) and len(row) == 2 and all(isinstance(c, str) for c in row) for row in rows
@@ -280,7 +318,10 @@ def read_manifest(path: Path) -> Manifest:
         title = r.get(
             table, where, "title", str, default=TABLE_TITLES.get(key, key.replace("_", " ").title())
         )
-        tables.append(KeyValueTable(key, title, [(a, b) for a, b in rows]))
+        checked_rows = tuple(a for a, _ in rows if a in fact_rows())
+        tables.append(
+            KeyValueTable(key, title, [(a, b) for a, b in rows], r.differs(table, where, checked_rows))
+        )
 
     sections_raw = r.table(data, "sections", required=False)
     r.known(sections_raw, "[sections]", SECTION_KEYS)
@@ -346,6 +387,13 @@ def read_manifest(path: Path) -> Manifest:
         rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
         sizing_spec=sizing_spec,
         stated_profile=stated,
+        differs={
+            name: r.differs(table, f"[{name}]", keys)
+            for name, table, keys in (
+                ("document", doc, DIFFERS_KEYS["document"]),
+                ("profile", prof, DIFFERS_KEYS["profile"]),
+            )
+        },
     )
 
 
