@@ -531,6 +531,36 @@ def test_every_table_of_our_vmax_build_is_read(vmax_build: Path, name: str) -> N
     assert sum(t.numbers for t in result.coverage.tables) == sum(t.numbers for t in html.coverage.tables)
 
 
+def test_figures_whose_file_name_a_narrow_column_wraps_are_told_as_evidence_notes(tmp_path: Path) -> None:
+    """The printed Evidence notes wrap each quoted file name onto the lines under its figure (the
+    PDF's text comes cell by cell): the figures, and the difference after the pair, are evidence
+    notes, not a table no reader knows; a figure before other words in parentheses is not."""
+    notes = [
+        "Evidence notes",
+        "Server 1 Performance 20 Total I/O Performance,",
+        "127398.241",
+        "(Performance_2011_3_",
+        "11_13_27_46.html)",
+        "128147.241",
+        "(Performance_2011_3_",
+        "11_13_27_46.csv)",
+        "0.58%",
+        "Other notes",
+        "Server 2 Stress 10 Total I/O Performance,",
+        "4321.5",
+        "(see the vendor's",
+        "sizing guide)",
+    ]
+    path = tmp_path / "vmax.txt"
+    path.write_text((DATA / "vmax-000.txt").read_text(encoding="utf-8") + "\n" + "\n".join(notes) + "\n")
+    result = audit_document(path)
+    assert result.coverage is not None
+    reasons = {block.what: block.reason for block in result.coverage.unread}
+    for figure in ("127398.241", "128147.241", "0.58%"):
+        assert reasons[figure].startswith("evidence notes"), (figure, reasons[figure])
+    assert reasons["4321.5"].startswith(_GENERIC)
+
+
 def test_a_single_spaced_header_row_of_known_columns_is_cut_into_its_cells() -> None:
     line = clean_line(DocLine(1, "Counter Average Minimum Maximum"))
     assert line.cells == ["Counter", "Average", "Minimum", "Maximum"]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from matplotlib.text import Text
 
 from esrp_report.render import charts
 from esrp_report.render.line_chart import BOTTOM, TOP, nice_ticks
@@ -81,3 +83,38 @@ def test_titles_are_escaped_and_the_svg_is_well_formed() -> None:
 )
 def test_ticks_are_round_numbers_from_zero_past_the_highest_value(high: float, expected: list[float]) -> None:
     assert nice_ticks(high) == pytest.approx(expected)
+
+
+SERVERS = [f"Server {i}" for i in range(1, 11)]
+
+
+@pytest.mark.parametrize(
+    "figure",
+    [
+        lambda: charts.achieved_vs_target_figure(SERVERS, [1424.6] * 10, [1400.0] * 10),
+        lambda: charts.iops_split_figure(
+            SERVERS,
+            {
+                "transactional": [1424.6] * 10,
+                "maintenance (BDM) reads": [600.0] * 10,
+                "log writes": [490.0] * 10,
+            },
+        ),
+    ],
+    ids=["achieved", "split"],
+)
+def test_bar_chart_legends_sit_outside_the_plot_and_inside_the_figure(figure: Any) -> None:
+    fig = figure()
+    try:
+        fig.draw_without_rendering()
+        (ax,) = fig.axes
+        legend = ax.get_legend().get_window_extent()
+        plot = ax.get_window_extent()
+        (title,) = [t.get_window_extent() for t in ax.get_children() if isinstance(t, Text) and t.get_text()]
+        assert not legend.overlaps(plot), "the legend is drawn over the bars"
+        assert not legend.overlaps(title), "the legend is drawn over the title"
+        assert fig.bbox.contains(legend.x0, legend.y0) and fig.bbox.contains(legend.x1, legend.y1)
+        labels = [t.get_window_extent() for t in ax.get_xticklabels()]
+        assert all(fig.bbox.contains(b.x0, b.y0) for b in labels), "a server label is cut off"
+    finally:
+        charts._pyplot().close(fig)

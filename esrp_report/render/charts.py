@@ -47,10 +47,15 @@ def _pyplot() -> Any:
     return plt
 
 
-def _svg(fig: Figure, prefix: str, bottom: float = 0.2, right: float = 0.98, *, close: bool = True) -> str:
-    buffer = io.StringIO()
+def _place(fig: Figure, bottom: float = 0.2, right: float = 0.98) -> None:
+    """The plot's margins in the figure, as fractions of its size."""
     # Fixed margins, not bbox_inches="tight": a tight box draws every figure twice.
     fig.subplots_adjust(left=0.09, right=right, top=0.88, bottom=bottom)
+
+
+def _svg(fig: Figure, prefix: str, *, close: bool = True) -> str:
+    """A laid-out figure as inline SVG text, its ids prefixed with ``prefix``."""
+    buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"})
     if close:
         _pyplot().close(fig)
@@ -89,7 +94,16 @@ def achieved_vs_target_chart(
 ) -> str:
     """A bar chart of achieved transactional IOPS per label with each target marked, as SVG (ids prefixed with
     ``prefix``); a missing achieved value draws as 0, a missing target is left out."""
+    with _pyplot().rc_context(STYLE):
+        return _svg(achieved_vs_target_figure(labels, achieved, targets), prefix)
+
+
+def achieved_vs_target_figure(
+    labels: Sequence[str], achieved: Sequence[float | None], targets: Sequence[float | None]
+) -> Figure:
+    """The figure of ``achieved_vs_target_chart``, laid out, its legend above the plot beside the title."""
     plt = _pyplot()
+    fig: Figure
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.6, 2.6))
         xs = range(len(labels))
@@ -105,14 +119,22 @@ def achieved_vs_target_chart(
         )
         ax.set_xticks(list(xs), labels, rotation=30, ha="right")
         ax.set_ylabel("transactional IOPS")
-        ax.legend(loc="lower right", frameon=False)
+        _legend_above(ax, columns=2)
         ax.set_title("Achieved vs target transactional IOPS", loc="left", y=TITLE_Y)
-        return _svg(fig, prefix, bottom=0.3)
+        _place(fig, bottom=0.3)
+        return fig
 
 
 def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]], prefix: str) -> str:
     """Stacked IOPS per server: transactional, maintenance, log."""
+    with _pyplot().rc_context(STYLE):
+        return _svg(iops_split_figure(labels, parts), prefix)
+
+
+def iops_split_figure(labels: Sequence[str], parts: Mapping[str, Sequence[float]]) -> Figure:
+    """The figure of ``iops_split_chart``, laid out, its legend above the plot beside the title."""
     plt = _pyplot()
+    fig: Figure
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.6, 2.6))
         xs = list(range(len(labels)))
@@ -122,9 +144,23 @@ def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]]
             bottom = [b + v for b, v in zip(bottom, values, strict=True)]
         ax.set_xticks(xs, labels, rotation=30, ha="right")
         ax.set_ylabel("IOPS")
-        ax.legend(loc="lower right", frameon=False, fontsize=7)
+        _legend_above(ax, columns=len(parts))
         ax.set_title("IOPS by kind", loc="left", y=TITLE_Y)
-        return _svg(fig, prefix, bottom=0.3)
+        _place(fig, bottom=0.3)
+        return fig
+
+
+def _legend_above(ax: Any, *, columns: int) -> None:
+    """The legend in one row above the plot's top right corner, on the title's line: inside the
+    plot it would hide the tops of the bars."""
+    ax.legend(
+        loc="lower right",
+        bbox_to_anchor=(1.0, 1.0),
+        ncols=columns,
+        frameon=False,
+        fontsize=7,
+        borderaxespad=0.2,
+    )
 
 
 LATENCY_COLOURS = ("#c55a11", "#70ad47", "#7f3f98")
@@ -177,7 +213,8 @@ def trend_chart(
             frameon=False,
             fontsize=7,
         )
-        return _svg(fig, prefix, bottom=0.3 if turned else 0.12, right=0.91)
+        _place(fig, bottom=0.3 if turned else 0.12, right=0.91)
+        return _svg(fig, prefix)
 
 
 @dataclass(frozen=True)

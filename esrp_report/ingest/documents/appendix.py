@@ -107,7 +107,10 @@ def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]
     return starts
 
 
-UNMODELLED = "a table of the report that no relation reads (per-disk or error figures): not modelled"
+UNMODELLED = (
+    "a table of the report that no relation reads (per-disk, error or report-against-counter-log figures): "
+    "not modelled"
+)
 
 
 def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> None:

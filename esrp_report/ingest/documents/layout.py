@@ -2,8 +2,9 @@
 of contents (dot leaders, page numbers), a date or a version (a title page), column headings
 naming servers ("Server 1 Server 2"), a chart's text (an axis's evenly spaced ticks and the
 legend above them), prose wrapped at a figure, a figure quoted with the file it was read from
-(the evidence notes). Each is recorded as a note at its line, whose message the audit's coverage
-gives as the reason the block was not read; never by a vendor's wording, only by the line's form.
+(the evidence notes, on one line or with the file name wrapped onto the lines below). Each is
+recorded as a note at its line, whose message the audit's coverage gives as the reason the block
+was not read; never by a vendor's wording, only by the line's form.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ _DATE_OR_VERSION = re.compile(
 _SERVER_NUMBER = re.compile(r"(?:server|host)\s*\d+", re.IGNORECASE)
 _DIGITS = re.compile(r"\d")
 _SOURCE_FILE = re.compile(r"\d\s*\([^()]*\.(?:html?|xml|csv|blg|txt|log)\)", re.IGNORECASE)
+# The same when a narrow column wraps the file name apart from its figure: the name alone, over a
+# few lines, in parentheses.
+_WRAPPED_SOURCE = re.compile(r"^\([^()]*\.(?:html?|xml|csv|blg|txt|log)\)$", re.IGNORECASE)
+_SOURCE_END = re.compile(r"\.(?:html?|xml|csv|blg|txt|log)\)$", re.IGNORECASE)
+_WRAPPED_LINES = 4
 # An axis has at least this many ticks; a legend is at most this many lines above them.
 _TICKS, _LEGEND_LINES = 3, 2
 _PROSE_WORDS = 10
@@ -75,7 +81,7 @@ def _form(lines: list[DocLine], i: int) -> str | None:
         return DATE_OR_VERSION
     if _only_servers(text):
         return SERVER_HEADINGS
-    if _SOURCE_FILE.search(text):
+    if _SOURCE_FILE.search(text) or _beside_wrapped_source(lines, i):
         return QUOTED_SOURCE
     cells = line.cells or []
     if len(cells) == 2 and len(cells[0].split()) >= _PROSE_WORDS and i + 1 < len(lines):
@@ -84,6 +90,24 @@ def _form(lines: list[DocLine], i: int) -> str | None:
         if after.no == line.no or (after.text[:1].islower() and not after.cells):
             return PROSE
     return None
+
+
+def _beside_wrapped_source(lines: list[DocLine], i: int) -> bool:
+    """Is line ``i`` a bare figure whose file name, in parentheses, is wrapped onto the lines after
+    it, or the figure that follows such a name on its row (the difference beside the quoted pair)?"""
+    cells = lines[i].cells or []
+    if len(cells) != 2 or cells[0]:
+        return False
+    if i > 0 and not lines[i - 1].cells and _SOURCE_END.search(lines[i - 1].text):
+        return True
+    name = ""
+    for line in lines[i + 1 : i + 1 + _WRAPPED_LINES]:
+        if line.cells or not (name or line.text.startswith("(")):
+            return False
+        name += line.text.strip()  # wrapped inside the name: the pieces join without a space
+        if ")" in line.text:
+            return bool(_WRAPPED_SOURCE.match(name))
+    return False
 
 
 def _only_servers(text: str) -> bool:

@@ -89,6 +89,8 @@ SECTION_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("checksum", r"^checksum statistics( - .*)?$"),
         ("log", r"^test log$"),
         ("errors", r"^(test issues|error (counts|summary).*)$"),
+        # Not Jetstress's: the table esrp-report's own appendix adds (render/appendix.py).
+        ("disagreements", r"^where the report and its counter log disagree$"),
     )
 )
 

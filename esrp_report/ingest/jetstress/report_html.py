@@ -55,7 +55,7 @@ _SNIFF_MARKUP = ("<html", "<body", "<table", "<fieldset", "<!doctype html")
 _SNIFF_WORDS = ("jetstress", "test result report", "==> instances", "==&gt; instances")
 _INSTANCE_KINDS = {kind.value: kind for kind in TableKind}
 # Sections whose tables this reader knows and deliberately does not model.
-_KNOWN_UNMODELLED = frozenset({"disks", "errors"})
+_KNOWN_UNMODELLED = frozenset({"disks", "errors", "disagreements"})
 
 
 def sniff_report_html(head: str) -> bool:
