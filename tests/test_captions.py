@@ -66,7 +66,7 @@ def test_captions_are_numbered_in_order_and_listed() -> None:
         f"<nav>{CAPTION_LISTS_MARKER}</nav>"
         "<table><caption>Simulated <b>Exchange</b> configuration</caption></table>"
         '<figure id="f"><svg></svg><figcaption id="mine">Achieved &amp; target</figcaption></figure>'
-        "<table>\n<caption>Storage\n hardware</caption></table>"
+        '<table>\n<caption data-id="x">Storage\n hardware</caption></table>'
         '<h1 id="appendix">Appendix</h1><table><caption>Not numbered</caption></table>'
     )
     numbered, captions = number_captions(html)

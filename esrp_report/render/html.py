@@ -397,7 +397,7 @@ def chart_caption(spec: charts.ChartSpec) -> str:
 CAPTION_LISTS_MARKER = "<!--esrp-caption-lists-->"
 APPENDIX_START = '<h1 id="appendix"'
 _CAPTION = re.compile(r"<(caption|figcaption)\b([^>]*)>(.*?)</\1>", re.S)
-_ID = re.compile(r'\bid="([^"]*)"')
+_ID = re.compile(r'(?:^|\s)id="([^"]*)"')
 _MARKUP = re.compile(r"<[^>]*>")
 CAPTION_KINDS = {"caption": ("Table", "tbl"), "figcaption": ("Figure", "fig")}
 
@@ -414,7 +414,7 @@ class Caption:
 
     @property
     def label(self) -> str:
-        """ "Table 3 Simulated Exchange configuration"."""
+        """The caption as printed: "Table 3 Simulated Exchange configuration"."""
         return f"{self.kind} {self.number} {self.title}"
 
 
