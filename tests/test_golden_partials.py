@@ -70,7 +70,21 @@ CASES = {
         "partials/summary_table.html",
         {"table": SUMMARY, "table_id": "t1", "first_heading": "Database I/O", "Status": Status},
     ),
+    "summary_table_captioned": (
+        "partials/summary_table.html",
+        {
+            "table": SUMMARY,
+            "table_id": "t1",
+            "first_heading": "Database I/O",
+            "Status": Status,
+            "caption": "Servers <1> & 2",
+        },
+    ),
     "kv_table": ("partials/kv_table.html", {"rows": [("Storage cache", "352 GB"), ("<b>x</b>", "a & b")]}),
+    "kv_table_captioned": (
+        "partials/kv_table.html",
+        {"rows": [("Storage cache", "352 GB")], "caption": "Storage <hardware>"},
+    ),
     "failures": (
         "partials/failures.html",
         {

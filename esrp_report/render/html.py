@@ -43,6 +43,7 @@ from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
 from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
+from esrp_report.render.pdf import TOC_SLOT_PREFIX
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -246,6 +247,7 @@ def environment(override: Path | None, name: str) -> BoundedSandbox:
     env.filters["basename"] = lambda path: str(path).replace("\\", "/").rsplit("/", 1)[-1]
     env.filters["css_string"] = css_string
     env.filters["chart_slot"] = chart_slot
+    env.filters["chart_caption"] = chart_caption
     env.globals["Status"] = Status
     env.globals["TableKind"] = m.TableKind
     return env
@@ -376,6 +378,88 @@ def view_charts(
 
 
 CHART_MARKER = re.compile(r"<!--esrp-chart:([A-Za-z0-9_.-]+)-->")
+# What each solution chart shows, for its "Figure N" caption.
+CHART_CAPTIONS = {
+    "achieved": "Achieved and target transactional IOPS per server",
+    "split": "Transactional IOPS, maintenance (BDM) reads and log writes per server",
+}
+
+
+def chart_caption(spec: charts.ChartSpec) -> str:
+    """The caption of a chart: what it shows (a latency chart's own title)."""
+    if spec.kind == "latency":
+        return str(spec.args[1])
+    return CHART_CAPTIONS.get(spec.kind, spec.key)
+
+
+# Where the lists of tables and figures go (the end of the table of contents), and where the
+# document's body ends: the appendix's tables and figures are not numbered.
+CAPTION_LISTS_MARKER = "<!--esrp-caption-lists-->"
+APPENDIX_START = '<h1 id="appendix"'
+_CAPTION = re.compile(r"<(caption|figcaption)\b([^>]*)>(.*?)</\1>", re.S)
+_ID = re.compile(r'(?:^|\s)id="([^"]*)"')
+_MARKUP = re.compile(r"<[^>]*>")
+CAPTION_KINDS = {"caption": ("Table", "tbl"), "figcaption": ("Figure", "fig")}
+
+
+@dataclass(frozen=True)
+class Caption:
+    """A numbered caption: "Table" or "Figure", its number, its title (HTML text, markup removed)
+    and the id the lists link to."""
+
+    kind: str
+    number: int
+    title: str
+    anchor: str
+
+    @property
+    def label(self) -> str:
+        """The caption as printed: "Table 3 Simulated Exchange configuration"."""
+        return f"{self.kind} {self.number} {self.title}"
+
+
+def number_captions(html: str) -> tuple[str, list[Caption]]:
+    """Number the body's captions in document order, "Table N" for each table's ``<caption>`` and
+    "Figure N" for each ``<figcaption>``, and put the lists of tables and figures at
+    ``CAPTION_LISTS_MARKER``. Done on the rendered page, so that a table or figure any template adds
+    is numbered, and in Python, not with CSS counters, so that the screen HTML and the PDF (whose
+    body is laid out on its own) carry the same numbers. Everything from the appendix's heading on
+    is left as it is. A caption keeps its id if it has one, else gets ``tbl-N`` / ``fig-N``."""
+    end = html.find(APPENDIX_START)
+    body, rest = (html, "") if end < 0 else (html[:end], html[end:])
+    found: list[Caption] = []
+
+    def number(match: re.Match[str]) -> str:
+        tag, attributes, inner = match.groups()
+        kind, prefix = CAPTION_KINDS[tag]
+        count = 1 + sum(1 for c in found if c.kind == kind)
+        named = _ID.search(attributes)
+        anchor = named.group(1) if named else f"{prefix}-{count}"
+        if not named:
+            attributes = f'{attributes} id="{anchor}"'
+        title = " ".join(_MARKUP.sub("", inner).split())
+        found.append(Caption(kind, count, title, anchor))
+        return f'<{tag}{attributes}><span class="caption-number">{kind} {count}</span> {inner}</{tag}>'
+
+    body = _CAPTION.sub(number, body)
+    return body.replace(CAPTION_LISTS_MARKER, caption_lists(found), 1) + rest, found
+
+
+def caption_lists(captions: Sequence[Caption]) -> str:
+    """The list of tables and the list of figures (each only when there is one), linking to each
+    caption; in print the table of contents' leaders and page numbers apply to them too."""
+    out = []
+    for kind, heading, ident in (
+        ("Table", "List of tables", "list-of-tables"),
+        ("Figure", "List of figures", "list-of-figures"),
+    ):
+        entries = [c for c in captions if c.kind == kind]
+        if not entries:
+            continue
+        out.append(f'<h2 class="caption-list-heading" id="{ident}">{heading}</h2>\n<ol class="caption-list">')
+        out += [f'<li><a href="#{c.anchor}">{c.label}</a></li>' for c in entries]
+        out.append("</ol>")
+    return "\n".join(out)
 
 
 def chart_slot(spec: charts.ChartSpec) -> Markup:
@@ -503,6 +587,8 @@ def _fill(
         toc=table_of_contents(doc),
         metadata=document_metadata(doc.manifest.document),
         appendix_title=APPENDIX_TITLE,
+        caption_lists_marker=Markup(CAPTION_LISTS_MARKER),
+        toc_slot_prefix=TOC_SLOT_PREFIX,
         footer_text=" · ".join(
             x for x in (doc.manifest.document.vendor, doc.manifest.document.part_number) if x
         ),
@@ -516,8 +602,10 @@ def render_html(
     """The whole document as one self-contained HTML file. Charts come drawn (``drawn``, by key);
     with ``drawn=None`` their markers stay in place for ``fill_charts``. Without a plan the
     document has no charts."""
-    html = _render(
-        doc, "document.html", generated=generated, for_pdf=False, plan=plan or ChartPlan(), part="all"
+    html, _ = number_captions(
+        _render(
+            doc, "document.html", generated=generated, for_pdf=False, plan=plan or ChartPlan(), part="all"
+        )
     )
     return html if drawn is None else fill_charts(html, drawn, for_pdf=False)
 
@@ -542,7 +630,9 @@ def iter_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = N
     """``render_print`` one piece at a time, so each can be handed to a worker as soon as it is
     rendered."""
     plan = plan or ChartPlan()
-    body = _render(doc, "document.html", generated=generated, for_pdf=True, plan=plan, part="body")
+    body, _ = number_captions(
+        _render(doc, "document.html", generated=generated, for_pdf=True, plan=plan, part="body")
+    )
     yield PrintPart(body, list(plan.solution))
     for view in doc.servers:
         yield appendix_part(doc, view, generated=generated, plan=plan)

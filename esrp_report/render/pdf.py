@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import io
 import mimetypes
+import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,15 +22,38 @@ from urllib.parse import unquote, urlsplit
 from esrp_report.ingest.safe_files import read_regular_file
 from esrp_report.model.errors import InputError
 
+# The id prefix of the table of contents' page-number slots, one per server: each server's
+# appendix is laid out as a separate piece, so the body cannot know the page it starts on. The
+# body leaves a slot of figure spaces after the entry's leader dots; the layout says where the
+# slot is (``TextSlot``) and the number is written there once the pieces are joined.
+TOC_SLOT_PREFIX = "toc-page-"
+_PX = 0.75  # one CSS px in PDF points
+
+
+@dataclass(frozen=True)
+class TextSlot:
+    """Room a piece's layout left for text written in after joining: the page (0-based, in the
+    piece), the slot's left and right edges and its baseline in PDF points from the page's
+    bottom-left corner, the font size in points and the text colour (RGB, 0 to 1)."""
+
+    page: int
+    left: float
+    right: float
+    baseline: float
+    size: float
+    colour: tuple[float, float, float]
+
 
 @dataclass
 class PdfResult:
-    """A laid-out PDF: its bytes and page count, the URLs the fetcher refused, and WeasyPrint's warnings."""
+    """A laid-out PDF: its bytes and page count, the URLs the fetcher refused, WeasyPrint's warnings
+    and the page-number slots it holds (by element id)."""
 
     pdf: bytes
     pages: int
     refused: list[str] = field(default_factory=list)  # URLs the fetcher would not read
     warnings: list[str] = field(default_factory=list)  # WeasyPrint warnings, shown to the user
+    slots: dict[str, TextSlot] = field(default_factory=dict)
 
 
 def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = None) -> PdfResult:
@@ -67,7 +92,44 @@ def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = 
         ).render()
         pdf = document.write_pdf()
     notes = sorted({str(w.message) for w in [*caught, *rendering]})
-    return PdfResult(pdf=pdf, pages=len(document.pages), refused=refused, warnings=notes)
+    return PdfResult(
+        pdf=pdf, pages=len(document.pages), refused=refused, warnings=notes, slots=_text_slots(document)
+    )
+
+
+def _text_slots(document: Any) -> dict[str, TextSlot]:
+    """Every element of the laid-out document whose id starts with ``TOC_SLOT_PREFIX``, as a
+    ``TextSlot``. WeasyPrint's public anchors give an element's box but not its baseline or font,
+    so the slot's inline box is read from the page's box tree, on the pages that hold one."""
+    slots: dict[str, TextSlot] = {}
+    for index, page in enumerate(document.pages):
+        if not any(name.startswith(TOC_SLOT_PREFIX) for name in page.anchors):
+            continue
+        height = page.height * _PX
+        for box in page._page_box.descendants():
+            element = getattr(box, "element", None)
+            ident = element.get("id") if element is not None and box.element_tag == "span" else None
+            if not ident or not ident.startswith(TOC_SLOT_PREFIX) or ident in slots:
+                continue
+            left = box.content_box_x()
+            slots[ident] = TextSlot(
+                page=index,
+                left=left * _PX,
+                right=(left + box.width) * _PX,
+                baseline=height - (box.position_y + box.baseline) * _PX,
+                size=box.style["font_size"] * _PX,
+                colour=_rgb(box.style["color"]),
+            )
+    return slots
+
+
+def _rgb(colour: Any) -> tuple[float, float, float]:
+    """A CSS colour as RGB from 0 to 1 (tinycss2's colour, or the RGBA tuple of older WeasyPrint)."""
+    if hasattr(colour, "to"):
+        red, green, blue = colour.to("srgb").coordinates
+    else:
+        red, green, blue = colour[:3]
+    return float(red), float(green), float(blue)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,13 +154,14 @@ class PartJob:
 @dataclass
 class PartResult:
     """One laid-out piece of a document: its PDF bytes and page count, the charts drawn (key to SVG), refused
-    URLs and warnings."""
+    URLs, warnings and the page-number slots it left (by element id)."""
 
     pdf: bytes
     pages: int
     drawn: dict[str, str]  # chart key -> SVG, reused by the screen HTML
     refused: list[str]
     warnings: list[str]
+    slots: dict[str, TextSlot] = field(default_factory=dict)
 
 
 def render_part(job: PartJob) -> PartResult:
@@ -110,7 +173,7 @@ def render_part(job: PartJob) -> PartResult:
     result = render_pdf(
         fill_charts(job.html, drawn, for_pdf=True), allowed_roots=job.allowed_roots, base_url=job.base_url
     )
-    return PartResult(result.pdf, result.pages, drawn, result.refused, result.warnings)
+    return PartResult(result.pdf, result.pages, drawn, result.refused, result.warnings, result.slots)
 
 
 def warm_up() -> None:
@@ -146,6 +209,7 @@ _HELVETICA = {
     "e": 556,
     "o": 556,
     "f": 278,
+    ".": 278,
 }
 
 
@@ -159,13 +223,17 @@ class PdfJoiner:
         self.writer = PdfWriter()
         self.readers: list[Any] = []
         self.starts: list[int] = []
+        self.slots: dict[str, tuple[int, TextSlot]] = {}  # by id: page of the joined document, slot
 
     def add(self, result: PartResult) -> None:
         """Append the next piece's pages, in document order."""
         from pypdf import PdfReader  # noqa: PLC0415
 
         reader = PdfReader(io.BytesIO(result.pdf))
-        self.starts.append(len(self.writer.pages))
+        start = len(self.writer.pages)
+        self.starts.append(start)
+        for ident, slot in result.slots.items():
+            self.slots.setdefault(ident, (start + slot.page, slot))
         self.writer.append(reader, import_outline=False)
         self.readers.append(reader)
 
@@ -178,8 +246,8 @@ class PdfJoiner:
         margin_mm: tuple[float, float] = (16.0, 20.0),
     ) -> Joined:
         """Outline (each server's bookmarks under ``appendix_title``), links to each server's
-        anchor pointed at its first page, and "Page n of N" on every page from ``number_from``
-        (0-based; the title page has none)."""
+        anchor pointed at its first page, each server's page number in its table-of-contents slot,
+        and "Page n of N" on every page from ``number_from`` (0-based; the title page has none)."""
         from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
 
         writer, readers, starts = self.writer, self.readers, self.starts
@@ -210,7 +278,14 @@ class PdfJoiner:
                     ]
                 ),
             )
-        _stamp_page_numbers(writer, number_from, margin_mm)
+        first_pages = {
+            f"{TOC_SLOT_PREFIX}{anchor}": start + 1
+            for anchor, start in zip(anchors, starts, strict=True)
+            if anchor is not None
+        }
+        helvetica = _helvetica(writer)
+        _stamp_slots(writer, self.slots, first_pages, helvetica)
+        _stamp_page_numbers(writer, number_from, margin_mm, helvetica)
         if readers[0].metadata:  # the body's title, author, subject, keywords and dates
             writer.add_metadata(dict(readers[0].metadata))
         out = io.BytesIO()
@@ -254,10 +329,102 @@ def _copy_outline(
     return found
 
 
-def _stamp_page_numbers(writer: Any, number_from: int, margin_mm: tuple[float, float]) -> None:
-    """Write "Page n of N" at the bottom right of each page, in Helvetica (a standard PDF font,
-    nothing embedded), grey, 7.5 pt like the rest of the footer."""
-    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject  # noqa: PLC0415
+def _stamp_page_numbers(
+    writer: Any, number_from: int, margin_mm: tuple[float, float], font: _StampFont
+) -> None:
+    """Write "Page n of N" at the bottom right of each page, in ``font`` (Helvetica: a standard PDF
+    font, nothing embedded), grey, 7.5 pt like the rest of the footer."""
+    total = len(writer.pages)
+    size = 7.5
+    right_mm, bottom_mm = margin_mm
+    for number, page in enumerate(writer.pages, start=1):
+        if number - 1 < number_from:
+            continue
+        text = f"Page {number} of {total}"
+        width = font.width(text) * size / 1000
+        box = page.mediabox
+        x = float(box.right) - right_mm * 72 / 25.4 - width
+        y = float(box.bottom) + bottom_mm * 72 / 25.4 / 2 - size / 3
+        _overlay(
+            writer, page, font, f"BT {font.name} {size} Tf 0.4 g {x:.2f} {y:.2f} Td {font.encode(text)} Tj ET"
+        )
+
+
+def _stamp_slots(
+    writer: Any, slots: Mapping[str, tuple[int, TextSlot]], numbers: Mapping[str, int], fallback: _StampFont
+) -> None:
+    """Write each number into its slot (by slot id; a number without a slot is left out): right
+    aligned, in the slot's size and colour, in the font of the page's text when that font holds
+    the digits (else Helvetica), and the slot's room left of it filled with leader dots, so the
+    entry reads like its neighbours whose numbers WeasyPrint wrote."""
+    for ident, number in numbers.items():
+        placed = slots.get(ident)
+        if placed is None:
+            continue
+        index, slot = placed
+        page = writer.pages[index]
+        digits = str(number)
+        font = _page_font(page, f"{digits}.") or fallback
+        scale = slot.size / 1000
+        number_left = slot.right - font.width(digits) * scale
+        dots, dots_left = _leader_dots(slot.left, slot.right, number_left, font.width(".") * scale)
+        box = page.mediabox
+        x = float(box.left) + (dots_left if dots else number_left)
+        y = float(box.bottom) + slot.baseline
+        red, green, blue = slot.colour
+        text = f"{font.encode('.' * dots)} Tj {number_left - dots_left:.3f} 0 Td " if dots else ""
+        _overlay(
+            writer,
+            page,
+            font,
+            f"BT {font.name} {slot.size:.3f} Tf {red:.3f} {green:.3f} {blue:.3f} rg "
+            f"{x:.3f} {y:.3f} Td {text}{font.encode(digits)} Tj ET",
+        )
+
+
+def _leader_dots(left: float, right: float, number_left: float, dot: float) -> tuple[int, float]:
+    """How many leader dots go between ``left`` and ``number_left`` and where the first starts.
+    WeasyPrint puts a leader's dots in cells counted back from the line's right end, drops any
+    cell that would cross the text after it and, where a cell ends just at that text, may draw it
+    or not as its rounding falls. The slot ends at the line's end, so the cells here continue the
+    leader's own: the cell ending at the slot's left edge is drawn too (drawn twice, a dot looks
+    the same), and the cell ending at the number is dropped, the gap WeasyPrint leaves before the
+    numbers it writes."""
+    tolerance = 1e-3
+    count, first, position = 0, right, right
+    while position - dot >= left - dot - tolerance:
+        position -= dot
+        if position + dot <= number_left - tolerance:
+            count, first = count + 1, position
+    return count, first
+
+
+@dataclass
+class _StampFont:
+    """A font to write with: its resource name, advance widths (1/1000 em) and, for a font the page
+    already has (Type0, Identity-H), each character's glyph code; ``codes`` is None for Helvetica,
+    written as WinAnsi text and added to the page's resources (``font`` is its object)."""
+
+    name: str
+    widths: dict[str, float]
+    codes: dict[str, int] | None = None
+    font: Any = None
+
+    def width(self, text: str) -> float:
+        """The text's advance width in 1/1000 em."""
+        return sum(self.widths[c] for c in text)
+
+    def encode(self, text: str) -> str:
+        """The text as a PDF string operand for this font."""
+        if self.codes is None:
+            return f"({text})"
+        return "<" + "".join(f"{self.codes[c]:04x}" for c in text) + ">"
+
+
+def _helvetica(writer: Any) -> _StampFont:
+    """Helvetica, a standard PDF font (nothing embedded), as one object in ``writer`` for every page
+    that uses it."""
+    from pypdf.generic import DictionaryObject, NameObject  # noqa: PLC0415
 
     font = writer._add_object(
         DictionaryObject(
@@ -269,35 +436,104 @@ def _stamp_page_numbers(writer: Any, number_from: int, margin_mm: tuple[float, f
             }
         )
     )
-    total = len(writer.pages)
-    size = 7.5
-    right_mm, bottom_mm = margin_mm
-    for number, page in enumerate(writer.pages, start=1):
-        if number - 1 < number_from:
+    return _StampFont(PAGE_NUMBER_FONT, {c: float(w) for c, w in _HELVETICA.items()}, font=font)
+
+
+_UNICODE_PAIRS = re.compile(rb"<([0-9a-fA-F]{1,4})>\s*<([0-9a-fA-F]{4})>")
+_UNICODE_RANGES = re.compile(rb"<([0-9a-fA-F]{1,4})>\s*<([0-9a-fA-F]{1,4})>\s*<([0-9a-fA-F]{4})>")
+_FIGURE_SPACE = "\u2007"  # what the slot is made of (templates/esrp/document.html)
+_STYLED = ("bold", "italic", "oblique", "mono", "condensed")
+
+
+def _page_font(page: Any, characters: str) -> _StampFont | None:
+    """The page's own font for ``characters`` (the text of the table of contents, when WeasyPrint
+    embedded it as Type0 with Identity-H glyph codes, as it does): among the page's fonts whose
+    ToUnicode map holds every character, the one that also holds the slot's figure space, else a
+    regular one; None when no font holds them."""
+    resources = page.get("/Resources")
+    fonts = resources.get_object().get("/Font") if resources is not None else None
+    if fonts is None:
+        return None
+    best: tuple[tuple[bool, bool], _StampFont] | None = None
+    for name, ref in fonts.get_object().items():
+        font = ref.get_object()
+        if (
+            font.get("/Subtype") != "/Type0"
+            or font.get("/Encoding") != "/Identity-H"
+            or "/ToUnicode" not in font
+        ):
             continue
-        text = f"Page {number} of {total}"
-        width = sum(_HELVETICA[c] for c in text) * size / 1000
-        box = page.mediabox
-        x = float(box.right) - right_mm * 72 / 25.4 - width
-        y = float(box.bottom) + bottom_mm * 72 / 25.4 / 2 - size / 3
+        codes = _to_unicode(font["/ToUnicode"].get_object().get_data())
+        if not all(c in codes for c in characters):
+            continue
+        widths = _cid_widths(font["/DescendantFonts"][0].get_object())
+        default = float(font["/DescendantFonts"][0].get_object().get("/DW", 1000))
+        wanted = {c: codes[c] for c in {*characters, *"0123456789."} if c in codes}
+        rank = (_FIGURE_SPACE in codes, not any(s in str(font.get("/BaseFont", "")).lower() for s in _STYLED))
+        candidate = _StampFont(
+            str(name), {c: widths.get(code, default) for c, code in wanted.items()}, wanted
+        )
+        if best is None or rank > best[0]:
+            best = (rank, candidate)
+    return best[1] if best else None
+
+
+def _to_unicode(cmap: bytes) -> dict[str, int]:
+    """Character to glyph code from a ToUnicode CMap's one-character entries (bfchar pairs and
+    bfrange runs; array ranges, ligatures and characters past the BMP are left out)."""
+    codes: dict[str, int] = {}
+    for block in re.findall(rb"beginbfrange(.*?)endbfrange", cmap, re.S):
+        for first, last, target in _UNICODE_RANGES.findall(block):
+            start, end, char = int(first, 16), int(last, 16), int(target, 16)
+            for offset in range(min(end - start, 0xFFFF) + 1):
+                codes.setdefault(chr(char + offset), start + offset)
+    for block in re.findall(rb"beginbfchar(.*?)endbfchar", cmap, re.S):
+        for code, char in _UNICODE_PAIRS.findall(block):
+            codes.setdefault(chr(int(char, 16)), int(code, 16))
+    return codes
+
+
+def _cid_widths(descendant: Any) -> dict[int, float]:
+    """Glyph code to advance width (1/1000 em) from a CIDFont's /W array: ``c [w1 w2 ...]`` and
+    ``first last w`` entries."""
+    widths: dict[int, float] = {}
+    items = [item.get_object() for item in descendant.get("/W", [])]
+    i = 0
+    while i + 1 < len(items):
+        first, following = int(items[i]), items[i + 1]
+        if isinstance(following, list):
+            for offset, width in enumerate(following):
+                widths[first + offset] = float(width)
+            i += 2
+        elif i + 2 < len(items):
+            for code in range(first, int(following) + 1):
+                widths[code] = float(items[i + 2])
+            i += 3
+        else:
+            break
+    return widths
+
+
+def _overlay(writer: Any, page: Any, font: _StampFont, operators: str) -> None:
+    """Draw ``operators`` on top of the page, in its default coordinates: the page's own content
+    is wrapped in q ... Q so its transformations do not reach what is drawn."""
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject  # noqa: PLC0415
+
+    if font.font is not None:
         resources = page.get("/Resources")
         resources = resources.get_object() if resources is not None else DictionaryObject()
         fonts = resources.get("/Font")
         fonts = fonts.get_object() if fonts is not None else DictionaryObject()
-        fonts[NameObject(PAGE_NUMBER_FONT)] = font
+        fonts[NameObject(font.name)] = font.font
         resources[NameObject("/Font")] = fonts
         page[NameObject("/Resources")] = resources
-        before = DecodedStreamObject()
-        before.set_data(b"q\n")
-        after = DecodedStreamObject()
-        after.set_data(
-            f"Q\nq BT {PAGE_NUMBER_FONT} {size} Tf 0.4 g {x:.2f} {y:.2f} Td ({text}) Tj ET Q\n".encode(
-                "ascii"
-            )
-        )
-        contents = page.get("/Contents")
-        existing = contents.get_object() if contents is not None else ArrayObject()
-        streams = list(existing) if isinstance(existing, ArrayObject) else [contents]
-        page[NameObject("/Contents")] = ArrayObject(
-            [writer._add_object(before), *streams, writer._add_object(after)]
-        )
+    before = DecodedStreamObject()
+    before.set_data(b"q\n")
+    after = DecodedStreamObject()
+    after.set_data(f"Q\nq {operators} Q\n".encode("ascii"))
+    contents = page.get("/Contents")
+    existing = contents.get_object() if contents is not None else ArrayObject()
+    streams = list(existing) if isinstance(existing, ArrayObject) else [contents]
+    page[NameObject("/Contents")] = ArrayObject(
+        [writer._add_object(before), *streams, writer._add_object(after)]
+    )

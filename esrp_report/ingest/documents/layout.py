@@ -1,5 +1,6 @@
 """Lines whose figures no reader took, told by their form when they are no results table: a table
-of contents (dot leaders, page numbers), a date or a version (a title page), column headings
+of contents (dot leaders, page numbers), a date or a version (a title page), a caption ("Table 5
+24-hour stress metrics for Server 1 through Server 5", or a list of tables' entry), column headings
 naming servers ("Server 1 Server 2"), a chart's text (an axis's evenly spaced ticks and the
 legend above them), prose wrapped at a figure, a figure quoted with the file it was read from
 (the evidence notes, on one line or with the file name wrapped onto the lines below). Each is
@@ -13,10 +14,12 @@ import re
 
 from esrp_report.ingest.documents.cells import is_number, number
 from esrp_report.ingest.documents.problems import problem
+from esrp_report.ingest.documents.vocabulary import CAPTION
 from esrp_report.model import DocLine, PublishedDocument
 
 TABLE_OF_CONTENTS = "table of contents: a heading's page number"
 DATE_OR_VERSION = "title page: a date or a version, not a result"
+CAPTION_TEXT = "caption: a table's or figure's number and title"
 SERVER_HEADINGS = "column headings: the figures are servers' numbers"
 CHART_TEXT = "chart text: an axis's ticks and the chart's legend"
 PROSE = "prose: a sentence wrapped at a figure"
@@ -38,6 +41,7 @@ _WRAPPED_LINES = 4
 # An axis has at least this many ticks; a legend is at most this many lines above them.
 _TICKS, _LEGEND_LINES = 3, 2
 _PROSE_WORDS = 10
+_CAPTION_LENGTH = 160  # longer, it is a caption run into the text after it
 
 
 def classify(doc: PublishedDocument, read: set[int]) -> None:
@@ -79,6 +83,8 @@ def _form(lines: list[DocLine], i: int) -> str | None:
         return TABLE_OF_CONTENTS
     if _DATE_OR_VERSION.search(text):
         return DATE_OR_VERSION
+    if len(text) <= _CAPTION_LENGTH and CAPTION.match(text):
+        return CAPTION_TEXT
     if _only_servers(text):
         return SERVER_HEADINGS
     if _SOURCE_FILE.search(text) or _beside_wrapped_source(lines, i):
