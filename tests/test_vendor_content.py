@@ -368,3 +368,23 @@ def _flatten(items: list[object]) -> list[object]:
     for item in items:
         out += _flatten(item) if isinstance(item, list) else [item]
     return out
+
+
+def test_no_appendix_text_crosses_the_side_margins(vendor_build: Path) -> None:
+    """The real tables keep to the text block: every character of the PDF lies between the
+    16 mm side margins (the 12-figure instance tables included)."""
+    document = pdfium.PdfDocument(vendor_build / "netapp.pdf")
+    margin = 16 * 72 / 25.4
+    outside = []
+    seen = 0
+    for number in range(len(document)):
+        page = document[number]
+        width = page.get_width()
+        text = page.get_textpage()
+        seen += text.count_chars()
+        for i in range(text.count_chars()):
+            left, _bottom, right, _top = text.get_charbox(i)
+            if right > left and (left < margin - 1 or right > width - margin + 1):
+                outside.append((number + 1, text.get_text_range(i, 1), round(left), round(right)))
+    assert seen > 20_000  # the whole document was looked at, appendix tables included
+    assert outside == []
