@@ -159,3 +159,19 @@ def test_console_errors_would_be_seen(tmp_path: Path) -> None:
     page.write_text("<script>undefinedFunction();</script>", encoding="utf-8")
     result = _chromium(page.as_uri(), CountingProxy(), "--dump-dom")
     assert any("Uncaught" in line for line in result.stderr.splitlines())
+
+
+def test_vendor_figures_load_without_console_errors_or_network(tmp_path: Path) -> None:
+    """The Dell EMC sample's architecture diagram (an SVG [[figure]], embedded as a data: URL)
+    shows without a request or a console error."""
+    build(SAMPLES / "dellemc.toml", tmp_path, formats=("html",))
+    proxy = CountingProxy()
+    result = _chromium((tmp_path / "dellemc.html").as_uri(), proxy, "--dump-dom")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (
+        '<figure id="figure-architecture" class="vendor-figure"><img src="data:image/svg+xml;base64,'
+        in result.stdout
+    )
+    console = [line for line in result.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == []
+    assert proxy.connections == []

@@ -289,7 +289,8 @@ def _build(
     for server, label in _read_servers(manifest, solution):
         labels[server.name] = label
         servers.append(_keep_chart_series_only(assess_server(server, rules)))
-        if pool is not None and "pdf" in formats:
+        in_appendix = manifest.appendix_servers is None or label in manifest.appendix_servers
+        if pool is not None and "pdf" in formats and in_appendix:
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
             part = _early_appendix(manifest, servers, rules, labels, when)

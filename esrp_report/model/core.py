@@ -602,6 +602,52 @@ class Branding:
     page_size: str = "A4"  # "A4" | "Letter"
 
 
+# Where a vendor's own section may be placed (``after``) besides after another vendor section:
+# the slot of each fixed part of the document, in document order. "contents" is just after the
+# table of contents; the nine Markdown keys keep their slot whether or not they are filled.
+SECTION_SLOTS = (
+    "contents",
+    "overview",
+    "disclaimer",
+    "features",
+    "solution_description",
+    "customer_profile",
+    "tested_deployment",
+    "best_practices",
+    "backup_strategy",
+    "results",
+    "conclusion",
+    "contact",
+)
+
+
+@dataclass(frozen=True)
+class VendorFigure:
+    """An image the vendor puts in the document (an architecture diagram, a photo), read and
+    checked when the manifest is read: PNG, JPEG or SVG, within the size limits, an SVG with no
+    script and no external reference. ``data`` is embedded as is, as a ``data:`` URL."""
+
+    file: str  # as the manifest names it, relative to the manifest's folder
+    caption: str
+    section: str  # the section it is placed in: a [sections] key, "tested_deployment", "results" or an id
+    media_type: str  # "image/png" | "image/jpeg" | "image/svg+xml"
+    data: bytes = field(repr=False)
+    anchor: str = ""  # the figure's id in the document
+    width_px: int | None = None  # a raster image's pixel size, from its header
+    height_px: int | None = None
+
+
+@dataclass(frozen=True)
+class VendorSection:
+    """A section of the vendor's own, in the order and place the manifest gives: its id (the
+    anchor), title, Markdown body, and the slot or vendor section it follows."""
+
+    key: str
+    title: str
+    body: str  # Markdown
+    after: str  # one of SECTION_SLOTS or another vendor section's key
+
+
 @dataclass
 class Manifest:
     """A solution manifest: what the vendor states about a tested design, and the problems found in it."""
@@ -629,6 +675,11 @@ class Manifest:
     # Why a stated fact differs from the evidence, by table ("document", "profile") and key: `build`
     # refuses a difference without a reason and prints the reason in the document's notes.
     differs: dict[str, dict[str, str]] = field(default_factory=dict)
+    vendor_sections: list[VendorSection] = field(default_factory=list)  # [[section]], in manifest order
+    figures: list[VendorFigure] = field(default_factory=list)  # [[figure]] and each [[section]]'s figures
+    # [appendix] servers: the labels of the servers whose test reports the appendix shows; None
+    # for every server (the default).
+    appendix_servers: list[str] | None = None
 
 
 # --- Published documents (the audit's input) ---------------------------------------------------

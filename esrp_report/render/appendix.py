@@ -1,14 +1,15 @@
-"""The tables of one appendix test report, as printed text, ready for either layout.
+"""The tables of one appendix test report, as printed text, for the screen and the PDF alike.
 
-The screen HTML shows them as ordinary tables. The PDF shows them as listings: one monospaced
-line per row, column headings wrapped above their columns. A 10-server appendix holds some 30,000
-table cells, and a page layout engine spends most of its time on cells, so a listing with one line
-per row lays out several times faster (measured in docs/benchmarks.md) with the same figures.
+Both show them as ordinary HTML tables. In print they keep to the text block with set column
+widths (``AppendixTable.widths``) and a fixed table layout: the layout engine then takes each
+column's width as given instead of measuring every cell of a table first. The PDF used to show
+monospaced listings (one line of text per row), chosen because a 10-server appendix holds some
+30,000 cells and laid out several times faster as lines; docs/benchmarks.md has what the real
+tables cost against them.
 """
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 from esrp_report import model as m
@@ -22,8 +23,6 @@ from esrp_report.render.jetstress_text import (
     table_name,
     timestamp,
 )
-
-HEADING_WIDTH = 10  # characters per heading line above a numeric column in a listing
 
 
 @dataclass(frozen=True)
@@ -44,19 +43,28 @@ class AppendixTable:
     numeric: tuple[bool, ...]  # per column: right-aligned figures
     rows: tuple[AppendixRow, ...]
     wide: bool = False  # a per-instance table with many columns
+    shares: tuple[float, ...] = ()  # the columns' widths in percent, when the defaults do not fit
 
-    def listing(self) -> Listing:
-        """The table as a monospaced listing, for the PDF."""
-        return listing(self)
-
-
-@dataclass(frozen=True)
-class Listing:
-    """An appendix table as monospaced text: the heading lines, then one line per row with whether it
-    failed."""
-
-    head: str  # heading lines, columns aligned with the body
-    lines: tuple[tuple[str, bool], ...]  # (row text, failing)
+    @property
+    def widths(self) -> tuple[float, ...]:
+        """Each column's share of the text block's width, in percent: with set widths a fixed
+        table layout neither measures every cell first nor runs past the text block. A
+        per-instance table of 12 figures gives them equal columns beside the instance names; a
+        key/value table gives the value the larger part; other tables give a text column about
+        twice a figure's room (counter names, paths and figure names wrap within it)."""
+        count = len(self.numeric)
+        if self.shares:
+            return self.shares
+        if count == 1:
+            return (100.0,)
+        if self.wide:
+            first = 11.5
+            return (first, *([(100.0 - first) / (count - 1)] * (count - 1)))
+        if not self.headings:
+            return (38.0, *([62.0 / (count - 1)] * (count - 1)))
+        weights = [1.4 if numeric else 3.0 for numeric in self.numeric]
+        total = sum(weights)
+        return tuple(100.0 * weight / total for weight in weights)
 
 
 def instance_columns(kind: m.TableKind) -> list[tuple[str, str]]:
@@ -68,8 +76,15 @@ def _kv(title: str, pairs: list[tuple[str, str]], numeric: bool = False) -> Appe
     return AppendixTable(title, (), (False, numeric), tuple(AppendixRow((k, v)) for k, v in pairs))
 
 
-def _plain(title: str, headings: tuple[str, ...], rows: list[AppendixRow]) -> AppendixTable:
-    return AppendixTable(title, headings, (False,) + (True,) * (len(headings) - 1), tuple(rows))
+def _plain(
+    title: str,
+    headings: tuple[str, ...],
+    rows: list[AppendixRow],
+    text_columns: int = 1,
+    shares: tuple[float, ...] = (),
+) -> AppendixTable:
+    numeric = (False,) * text_columns + (True,) * (len(headings) - text_columns)
+    return AppendixTable(title, headings, numeric, tuple(rows), shares=shares)
 
 
 def appendix_tables(rv: RunView) -> list[AppendixTable]:
@@ -123,7 +138,11 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
         headings = ("MSExchange Database ==> Instances", *(h for h, _ in columns))
         tables.append(
             AppendixTable(
-                TABLE_TITLES[kind], headings, (False,) + (True,) * len(columns), tuple(rows), wide=True
+                TABLE_TITLES[kind],
+                headings,
+                (False,) + (True,) * len(columns),
+                tuple(rows),
+                wide=len(columns) > 4,  # the transactional and total tables: 12 figures a row
             )
         )
     if run.backup:
@@ -217,6 +236,10 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
                     )
                     for d in rv.disagreements
                 ],
+                text_columns=3,  # table, instance and figure are names
+                # each row on one line: the longest figure name ("I/O Database Reads Average
+                # Latency (msec)") fits its column
+                shares=(22.0, 13.0, 39.0, 13.0, 13.0),
             )
         )
     return tables
@@ -228,46 +251,3 @@ def test_log_lines(run: m.Run) -> list[str]:
     if run.test_log is None:
         return []
     return [f"{timestamp(e.timestamp)} -- {e.message}" for e in run.test_log.entries]
-
-
-def listing(table: AppendixTable) -> Listing:
-    """Monospaced rows: the first column left-aligned, figures right-aligned, headings wrapped
-    into lines no wider than their column and stacked bottom-aligned above it."""
-    width = len(table.numeric)
-    gap = " " if table.wide else "  "  # 13 columns of figures must fit an A4 text width
-    cells = [row.cells for row in table.rows]
-    widths = [max((len(c[i]) for c in cells if i < len(c)), default=0) for i in range(width)]
-    if table.headings:
-        wrapped = []
-        for i, heading in enumerate(table.headings):
-            longest_word = max((len(word) for word in heading.split()), default=0)
-            limit = max(widths[i], HEADING_WIDTH if table.numeric[i] else 24, longest_word)
-            lines = textwrap.wrap(heading, limit) or [""]
-            widths[i] = max(widths[i], *(len(line) for line in lines))
-            wrapped.append(lines)
-        depth = max(len(lines) for lines in wrapped)
-        head_lines = []
-        for level in range(depth):
-            parts = []
-            for i, lines in enumerate(wrapped):
-                offset = depth - len(lines)
-                text = lines[level - offset] if level >= offset else ""
-                parts.append(text.rjust(widths[i]) if table.numeric[i] else text.ljust(widths[i]))
-            head_lines.append(gap.join(parts).rstrip())
-        head = "\n".join(head_lines)
-    else:
-        head = ""
-
-    def line(row: AppendixRow) -> str:
-        parts = []
-        for i in range(width):
-            text = row.cells[i] if i < len(row.cells) else ""
-            if table.numeric[i]:
-                parts.append(text.rjust(widths[i]))
-            elif i == width - 1:
-                parts.append(text)  # a trailing text column (paths, values) is not padded
-            else:
-                parts.append(text.ljust(widths[i]))
-        return gap.join(parts).rstrip()
-
-    return Listing(head=head, lines=tuple((line(row), row.failing) for row in table.rows))

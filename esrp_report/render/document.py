@@ -215,6 +215,20 @@ class Document:
     def server_count(self) -> int:
         return len(self.servers)
 
+    @property
+    def appendix_views(self) -> list[ServerView]:
+        """The servers whose test reports the appendix shows: those [appendix] servers names, in
+        document order, or every server."""
+        chosen = self.manifest.appendix_servers
+        if chosen is None:
+            return self.servers
+        return [view for view in self.servers if view.label in chosen]
+
+    @property
+    def appendix_is_partial(self) -> bool:
+        """Whether the appendix leaves servers out (representative servers only)."""
+        return len(self.appendix_views) < len(self.servers)
+
 
 def _threshold(rules: list[Rule], rule_id: str, kind: TestKind) -> float | None:
     for rule in rules:

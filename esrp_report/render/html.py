@@ -284,10 +284,69 @@ PROSE = (
 )
 
 
+# The slot of each entry of PROSE, where vendor sections placed ``after`` it go (m.SECTION_SLOTS).
+_SLOT_OF_ANCHOR = {"tested-deployment": "tested_deployment", "results": "results"}
+
+
+def vendor_sections_after(manifest: m.Manifest) -> dict[str, list[m.VendorSection]]:
+    """The vendor's own sections by the slot of the document they follow, each list in reading
+    order: a section placed after another vendor section comes right after it (and after the
+    sections placed after that one), sections after the same place keep the manifest's order."""
+    children: dict[str, list[m.VendorSection]] = {}
+    for section in manifest.vendor_sections:
+        children.setdefault(section.after, []).append(section)
+
+    def subtree(key: str) -> list[m.VendorSection]:
+        out: list[m.VendorSection] = []
+        for child in children.get(key, []):
+            out += [child, *subtree(child.key)]
+        return out
+
+    return {slot: subtree(slot) for slot in m.SECTION_SLOTS if slot in children}
+
+
+def figures_in(manifest: m.Manifest) -> dict[str, list[m.VendorFigure]]:
+    """The vendor's figures by the section they are placed in, in manifest order."""
+    placed: dict[str, list[m.VendorFigure]] = {}
+    for figure in manifest.figures:
+        placed.setdefault(figure.section, []).append(figure)
+    return placed
+
+
 def table_of_contents(doc: Document) -> list[tuple[str | None, str, str]]:
-    """The document's contents as (section key or None, title, anchor): the fixed sections and the vendor's
-    sections the manifest fills."""
-    return [entry for entry in PROSE if entry[0] is None or entry[0] in doc.manifest.sections]
+    """The document's contents as (section key or None, title, anchor): the fixed sections, the
+    [sections] the manifest fills and the vendor's own sections where the manifest places them."""
+    after = vendor_sections_after(doc.manifest)
+    entries: list[tuple[str | None, str, str]] = [
+        (s.key, s.title, section_anchor(s)) for s in after.get("contents", [])
+    ]
+    for key, title, anchor in PROSE:
+        if key is not None and key not in doc.manifest.sections:
+            slot: str | None = key  # an empty slot still holds what is placed after it
+        else:
+            if key is None and anchor == "appendix":
+                break
+            entries.append((key, title, anchor))
+            slot = key if key is not None else _SLOT_OF_ANCHOR.get(anchor)
+        if slot is not None:
+            entries += [(s.key, s.title, section_anchor(s)) for s in after.get(slot, [])]
+    entries.append(PROSE[-1])
+    return entries
+
+
+def section_anchor(section: m.VendorSection) -> str:
+    """The id of a vendor section's heading (prefixed: it cannot clash with the document's own)."""
+    return f"section-{section.key}"
+
+
+def figure_anchor(figure: m.VendorFigure) -> str:
+    """The id of a vendor figure."""
+    return f"figure-{figure.anchor}"
+
+
+def figure_source(figure: m.VendorFigure) -> str:
+    """A vendor image as a ``data:`` URL: the HTML stays one file and the PDF fetches nothing."""
+    return f"data:{figure.media_type};base64,{base64.b64encode(figure.data).decode('ascii')}"
 
 
 def _data_uri(path: Path, *, within: Path) -> str:
@@ -349,7 +408,7 @@ def chart_plan(doc: Document, max_points: int = CHART_POINTS) -> ChartPlan:
         parts["log writes"].append(_column_sum(trans, m.LOG_WRITES))
     if split_labels:
         plan.solution.append(charts.ChartSpec("chart-split", "split", (split_labels, parts)))
-    for view in doc.servers:
+    for view in doc.appendix_views:  # the latency charts are the appendix's
         plan.runs.update(view_charts(doc, view, max_points))
     return plan
 
@@ -585,6 +644,11 @@ def _fill(
         appendix_tables=appendix_tables,
         test_log_lines=test_log_lines,
         toc=table_of_contents(doc),
+        sections_after=vendor_sections_after(doc.manifest),
+        figures_in=figures_in(doc.manifest),
+        section_anchor=section_anchor,
+        figure_anchor=figure_anchor,
+        figure_source=figure_source,
         metadata=document_metadata(doc.manifest.document),
         appendix_title=APPENDIX_TITLE,
         caption_lists_marker=Markup(CAPTION_LISTS_MARKER),
@@ -634,7 +698,7 @@ def iter_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = N
         _render(doc, "document.html", generated=generated, for_pdf=True, plan=plan, part="body")
     )
     yield PrintPart(body, list(plan.solution))
-    for view in doc.servers:
+    for view in doc.appendix_views:
         yield appendix_part(doc, view, generated=generated, plan=plan)
 
 

@@ -10,21 +10,26 @@ See docs/manifest.md for an annotated example.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
+from esrp_report.ingest.config.images import MAX_IMAGES_BYTES, ImageError, read_image
 from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
 from esrp_report.model import (
     SECTION_KEYS,
+    SECTION_SLOTS,
     Branding,
     DocumentInfo,
     KeyValueTable,
     Manifest,
     ManifestServer,
     UserProfile,
+    VendorFigure,
+    VendorSection,
 )
 from esrp_report.model.errors import InputError
 from esrp_report.model.server_facts import fact_rows, fact_specs
@@ -228,6 +233,9 @@ def read_manifest(path: Path) -> Manifest:
             "capacity",
             "rules",
             "sizing",
+            "section",
+            "figure",
+            "appendix",
         },
     )
 
@@ -369,6 +377,9 @@ def read_manifest(path: Path) -> Manifest:
     r.known(rules, "[rules]", {"file"})
     rules_file = r.optional(rules, "[rules]", "file", str)
 
+    vendor_sections, figures = _read_vendor_content(r, data, sections)
+    appendix_servers = _read_appendix(r, data, servers)
+
     return Manifest(
         path=str(path),
         document=info,
@@ -394,7 +405,227 @@ def read_manifest(path: Path) -> Manifest:
                 ("profile", prof, DIFFERS_KEYS["profile"]),
             )
         },
+        vendor_sections=vendor_sections,
+        figures=figures,
+        appendix_servers=appendix_servers,
     )
+
+
+# An id of a vendor section or figure: the document's anchors are made from it.
+_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+MAX_SECTION_FILE_BYTES = 1024 * 1024
+# Sections a figure may be placed in besides the vendor's own and the filled [sections] keys.
+FIGURE_HOSTS = ("tested_deployment", "results")
+
+
+def _slug(title: str) -> str:
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    return "-".join(words)[:64].strip("-")
+
+
+def _read_vendor_content(
+    r: _Reader, data: dict[str, Any], filled: dict[str, str]
+) -> tuple[list[VendorSection], list[VendorFigure]]:
+    """[[section]] (the vendor's own sections, in any order) and [[figure]] (images placed in a
+    section), with each section's own ``figures``. Every section id, ``after`` and figure
+    ``section`` is checked against what the document has: an unknown one is an error naming it."""
+    raw_sections = data.get("section", [])
+    if not isinstance(raw_sections, list) or not all(isinstance(x, dict) for x in raw_sections):
+        raise r.fail("[[section]]", "section must be an array of tables", expected="[[section]] tables")
+    raw_figures = data.get("figure", [])
+    if not isinstance(raw_figures, list) or not all(isinstance(x, dict) for x in raw_figures):
+        raise r.fail("[[figure]]", "figure must be an array of tables", expected="[[figure]] tables")
+
+    sections: list[VendorSection] = []
+    pending: list[tuple[str, dict[str, Any], str]] = []  # (where, figure table, section id)
+    ids: set[str] = set()
+    previous = "customer_profile"  # the first vendor section goes before "Tested deployment"
+    for i, item in enumerate(raw_sections, start=1):
+        where = f"[[section]] #{i}"
+        r.known(item, where, {"id", "title", "body", "file", "after", "figures"})
+        title = r.get(item, where, "title", str, check=lambda v: bool(v.strip()), expected="non-empty text")
+        key = _section_id(r, where, item, title, ids)
+        body = r.optional(item, where, "body", str)
+        file = r.optional(item, where, "file", str)
+        if (body is None) == (file is None):
+            raise r.fail(
+                where,
+                "a section needs its text in exactly one of 'body' and 'file'",
+                expected='body = "Markdown" or file = "text.md"',
+            )
+        if file is not None:
+            body = _markdown_file(r, f"{where} file", file)
+        after = r.get(item, where, "after", str, default=previous)
+        sections.append(VendorSection(key, title.strip(), body or "", after))
+        previous = key
+        own = item.get("figures", [])
+        if not isinstance(own, list) or not all(isinstance(x, dict) for x in own):
+            raise r.fail(
+                f"{where} figures", "figures must be a list of tables", expected="[{ file, caption }]"
+            )
+        pending += [(f"{where} figures #{j}", fig, key) for j, fig in enumerate(own, start=1)]
+    for i, item in enumerate(raw_figures, start=1):
+        where = f"[[figure]] #{i}"
+        section = r.get(item, where, "section", str, expected="the section the figure goes in")
+        pending.append((where, item, section))
+
+    for i, placed in enumerate(sections, start=1):
+        if placed.after not in SECTION_SLOTS and placed.after not in ids:
+            raise r.fail(
+                f"[[section]] #{i} after",
+                f"no section {placed.after!r} to place {placed.key!r} after",
+                expected="one of " + ", ".join((*SECTION_SLOTS, *sorted(ids))),
+            )
+    _refuse_cycles(r, sections)
+
+    hosts = {*FIGURE_HOSTS, *filled, *ids}
+    figures: list[VendorFigure] = []
+    total = 0
+    folder = r.path.parent.resolve()
+    for where, item, section in pending:
+        r.known(
+            item,
+            where,
+            {"id", "file", "caption", "section"}
+            if where.startswith("[[figure]]")
+            else {"id", "file", "caption"},
+        )
+        if section not in hosts:
+            raise r.fail(
+                f"{where} section",
+                f"no section {section!r} in the document to place the figure in",
+                expected="one of " + ", ".join(sorted(hosts)) + " (a [sections] key must be filled)",
+            )
+        file = r.get(item, where, "file", str, expected="an image file inside the manifest's folder")
+        caption = r.get(
+            item, where, "caption", str, check=lambda v: bool(v.strip()), expected="non-empty text"
+        )
+        image_id = _figure_id(r, where, item, file, {f.anchor for f in figures})
+        relative = r.local_path(f"{where} file", file)
+        try:
+            image = read_image(folder / relative, within=folder, what=f"{where} file")
+        except ImageError as exc:
+            raise ManifestError(exc.path, exc.detail, location=exc.location, expected=exc.expected) from None
+        total += len(image.data)
+        if total > MAX_IMAGES_BYTES:
+            raise r.fail(
+                f"{where} file",
+                f"the document's images pass {MAX_IMAGES_BYTES:,} bytes in all",
+                expected="fewer or smaller images",
+            )
+        figures.append(
+            VendorFigure(
+                relative,
+                caption.strip(),
+                section,
+                image.media_type,
+                image.data,
+                anchor=image_id,
+                width_px=image.width_px,
+                height_px=image.height_px,
+            )
+        )
+    return sections, figures
+
+
+def _section_id(r: _Reader, where: str, item: dict[str, Any], title: str, taken: set[str]) -> str:
+    key = r.get(item, where, "id", str, default=_slug(title) or "section")
+    if not _ID.fullmatch(key):
+        raise r.fail(
+            f"{where} id",
+            f"id {key!r} is not a plain name",
+            expected="lower-case letters, digits, '-' and '_'",
+        )
+    if key in SECTION_SLOTS or key in SECTION_KEYS:
+        raise r.fail(
+            f"{where} id", f"id {key!r} is the name of a section of the document", expected="another id"
+        )
+    if key in taken:
+        raise r.fail(
+            f"{where} id", f"id {key!r} is another section's", expected="an id of its own (set 'id')"
+        )
+    taken.add(key)
+    return key
+
+
+def _figure_id(r: _Reader, where: str, item: dict[str, Any], file: str, taken: set[str]) -> str:
+    stem = file.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    key = r.get(item, where, "id", str, default=_slug(stem) or "figure")
+    if not _ID.fullmatch(key):
+        raise r.fail(
+            f"{where} id",
+            f"id {key!r} is not a plain name",
+            expected="lower-case letters, digits, '-' and '_'",
+        )
+    if key in taken:
+        raise r.fail(f"{where} id", f"id {key!r} is another figure's", expected="an id of its own (set 'id')")
+    return key
+
+
+def _refuse_cycles(r: _Reader, sections: list[VendorSection]) -> None:
+    """Sections placed after each other in a ring would be placed nowhere."""
+    after = {s.key: s.after for s in sections}
+    for i, section in enumerate(sections, start=1):
+        seen = {section.key}
+        at = section.after
+        while at in after:
+            if at in seen:
+                raise r.fail(
+                    f"[[section]] #{i} after",
+                    f"sections placed after each other in a ring ({' -> '.join(sorted(seen))})",
+                    expected="an 'after' chain that ends at a section of the document",
+                )
+            seen.add(at)
+            at = after[at]
+
+
+def _markdown_file(r: _Reader, where: str, file: str) -> str:
+    """A section's Markdown from a .md file inside the manifest's folder."""
+    if not file.lower().endswith((".md", ".markdown", ".txt")):
+        raise r.fail(where, f"{file!r} is not a Markdown file", expected="a .md file")
+    relative = r.local_path(where, file)
+    folder = r.path.parent.resolve()
+    path = folder / relative
+    if path.stat().st_size > MAX_SECTION_FILE_BYTES:
+        raise r.fail(where, f"{file!r} is beyond {MAX_SECTION_FILE_BYTES:,} bytes", expected="a shorter text")
+    try:
+        raw = read_regular_file(path, within=[folder], what=where)
+    except InputError as exc:
+        raise ManifestError(exc.path, exc.detail, expected=exc.expected) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from None
+
+
+def _read_appendix(r: _Reader, data: dict[str, Any], servers: list[ManifestServer]) -> list[str] | None:
+    """[appendix] servers: the labels of the servers whose test reports the appendix shows (None:
+    every server). A label no [[servers]] table has is an error naming it."""
+    table = r.table(data, "appendix", required=False)
+    r.known(table, "[appendix]", {"servers"})
+    if "servers" not in table:
+        return None
+    chosen = table["servers"]
+    if chosen == "all":
+        return None
+    if not isinstance(chosen, list) or not chosen or not all(isinstance(x, str) for x in chosen):
+        raise r.fail(
+            "[appendix] servers",
+            'servers must be "all" or a list of server labels',
+            expected='"all" or ["Server 1", ...]',
+        )
+    labels = [s.label for s in servers]
+    for name in chosen:
+        if name not in labels:
+            raise r.fail(
+                "[appendix] servers",
+                f"no server labelled {name!r}",
+                expected="labels of [[servers]]: " + ", ".join(repr(x) for x in labels),
+            )
+    if len(set(chosen)) != len(chosen):
+        raise r.fail("[appendix] servers", "a server is named twice", expected="each label once")
+    # The appendix keeps the document's server order whatever order they are named in.
+    return [label for label in labels if label in chosen]
 
 
 def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingSpec | None:

@@ -24,6 +24,12 @@ SERVER_HEADINGS = "column headings: the figures are servers' numbers"
 CHART_TEXT = "chart text: an axis's ticks and the chart's legend"
 PROSE = "prose: a sentence wrapped at a figure"
 QUOTED_SOURCE = "evidence notes: figures quoted with the file they were read from"
+DISAGREEMENTS = "evidence notes: a figure as the report and as its counter log give it"
+# The title esrp-report's appendix gives a report's disagreements with its counter log (rows of
+# table, instance, figure, the report's value, the log's value): told by the title above them,
+# since their form is a results row's.
+_DISAGREEMENTS_TITLE = "where the report and its counter log disagree"
+_DISAGREEMENT_ROWS = 2000
 
 _DOT_LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+$")
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -54,6 +60,13 @@ def classify(doc: PublishedDocument, read: set[int]) -> None:
         for i in range(max(start - _LEGEND_LINES, 0), end):
             if i >= start or _only_servers(lines[i].text):
                 reasons[i] = CHART_TEXT
+    for i, line in enumerate(lines):
+        if line.text.strip().casefold() == _DISAGREEMENTS_TITLE:
+            for j in range(i + 1, min(i + _DISAGREEMENT_ROWS, len(lines))):
+                if lines[j].heading or (lines[j].cells and not figures(lines[j])):
+                    break
+                if figures(lines[j]):
+                    reasons[j] = DISAGREEMENTS  # not an axis, whatever follows the table
     for i in figured:
         if i in reasons:
             continue
