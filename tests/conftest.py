@@ -35,6 +35,26 @@ def vmax_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def vmax_all_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The VMAX sample with every server's reports in its appendix (the sample itself reproduces
+    Server 4's, as the published document does), built once per session to HTML and PDF: the
+    tests of a many-server appendix (contents page numbers, joined pieces, the audit of every
+    appendix table) share it. The sample's evidence is copied, so the manifest stays beside it."""
+    root = tmp_path_factory.mktemp("vmax-all")
+    for folder in ("vmax", "EMAIL5", "branding"):
+        shutil.copytree(SAMPLES / folder, root / folder)
+    manifest = (SAMPLES / "vmax.toml").read_text(encoding="utf-8")
+    manifest = manifest.replace('[appendix]\nservers = ["Server 4"]\n', '[appendix]\nservers = "all"\n')
+    assert 'servers = "all"' in manifest
+    (root / "vmax.toml").write_text(manifest, encoding="utf-8")
+    out = root / "out"
+    result = CliRunner().invoke(app, ["build", str(root / "vmax.toml"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "PASS" in result.output
+    return out
+
+
 @pytest.fixture(scope="module", params=["native", "numpy"])
 def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     """A .blg engine for a whole test module (the compiled gather-and-cook pass, then NumPy);

@@ -116,8 +116,8 @@ def test_ocr_damaged_document_is_audited_and_says_what_it_could_not_read(tmp_pat
 
 
 @pytest.mark.parametrize("name", ["vmax.html", "vmax.pdf"])
-def test_our_vmax_build_audits_with_zero_errors(vmax_build: Path, name: str) -> None:
-    result = audit_document(vmax_build / name)
+def test_our_vmax_all_build_audits_with_zero_errors(vmax_all_build: Path, name: str) -> None:
+    result = audit_document(vmax_all_build / name)
     assert result.errors == 0, [f.message for f in result.findings if f.severity == "error"]
     assert result.checked > 5000  # the appendix of all ten servers was read
     assert not result.unread

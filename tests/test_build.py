@@ -26,15 +26,15 @@ def _pdf_text(path: Path) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(path).pages)
 
 
-def test_vmax_pdf_has_pages_toc_bookmarks_and_the_aggregate(vmax_build: Path) -> None:
-    reader = PdfReader(vmax_build / "vmax.pdf")
+def test_vmax_pdf_has_pages_toc_bookmarks_and_the_aggregate(vmax_all_build: Path) -> None:
+    reader = PdfReader(vmax_all_build / "vmax.pdf")
     assert len(reader.pages) >= 30
     titles = [item.title for item in reader.outline if not isinstance(item, list)]
     assert titles[:3] == ["Overview", "Disclaimer", "Features"]
     assert "Appendix A: Test reports" in titles
     nested = [item for item in reader.outline if isinstance(item, list)]
     assert nested, "h2 sections become nested bookmarks"
-    text = _pdf_text(vmax_build / "vmax.pdf")
+    text = _pdf_text(vmax_all_build / "vmax.pdf")
     toc = text[text.index("Table of contents") : text.index("Table of contents") + 1500]
     assert re.search(r"Test results summary\s*\.*\s*\d+", toc), toc
     aggregate = text[text.index("Values across all servers") :][:800]
@@ -46,10 +46,10 @@ def test_vmax_pdf_has_pages_toc_bookmarks_and_the_aggregate(vmax_build: Path) ->
     assert re.search(r"Page \d+ of \d+", text)
 
 
-def test_joined_pdf_numbers_every_page_and_points_at_each_server(vmax_build: Path) -> None:
+def test_joined_pdf_numbers_every_page_and_points_at_each_server(vmax_all_build: Path) -> None:
     """The PDF is laid out in pieces (body + one per server) and joined: numbering, bookmarks and
     links must behave as if it had been laid out whole."""
-    reader = PdfReader(vmax_build / "vmax.pdf")
+    reader = PdfReader(vmax_all_build / "vmax.pdf")
     total = len(reader.pages)
     texts = [page.extract_text() for page in reader.pages]
     assert "Page 1 of" not in texts[0], "the title page has no number"

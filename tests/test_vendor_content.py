@@ -291,7 +291,10 @@ def test_figures_are_in_the_html_and_the_pdf(vendor_build: Path) -> None:
         r'<figure id="(figure-[^"]+)" class="vendor-figure"><img src="data:([^;]+);base64,', html
     )
     assert figures == [("figure-fabric", "image/svg+xml"), ("figure-layout", "image/png")]
-    assert "<figcaption>Fabric diagram of the tested array</figcaption>" in html
+    assert re.search(
+        r'<figcaption id="fig-\d+"><span class="caption-number">Figure \d+</span> Fabric diagram of the tested array</figcaption>',
+        html,
+    )
     # the SVG figure sits in the solution description, before the vendor's "Storage design"
     assert (
         html.index('id="solution-description"')

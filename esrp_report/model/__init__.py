@@ -20,4 +20,8 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__") or name == "core":
         raise AttributeError(name)
     # import_module, not "from esrp_report.model import core": that asks this function for "core".
-    return getattr(importlib.import_module("esrp_report.model.core"), name)
+    value = getattr(importlib.import_module("esrp_report.model.core"), name)
+    # Kept here, so the next use is a plain attribute: the counter metrics read ``model.X`` tens of
+    # thousands of times in a build, each a call of this function and import_module otherwise.
+    globals()[name] = value
+    return value
