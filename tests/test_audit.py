@@ -729,3 +729,31 @@ def test_a_server_without_an_appendix_report_is_held_to_the_pass_threshold(tmp_p
     assert ("server.target", line) in _added_errors(path, "esrp40-total.txt")
     finding = next(f for f in audit_document(path).findings if f.check == "server.target")
     assert "rule db-read-latency-avg" in finding.message
+
+
+# --- issue 21 item 3: one identity for a printed number -----------------------------------------
+
+
+def test_blame_and_coverage_tell_two_numbers_of_one_trend_cell_apart() -> None:
+    """A trend cell prints two numbers ("39% [360]") in one cell. Coverage counts both; blame must
+    too: the bracketed figure's guard (a relation that holds over it) must not clear the percentage
+    printed beside it, which was the case when blame keyed a number by its line and cell alone."""
+    from esrp_report.audit.blame import blame
+    from esrp_report.audit.context import Evaluated
+    from esrp_report.audit.result import cell_key
+    from esrp_report.model import DocNumber
+    from esrp_report.model.findings import Finding
+
+    percent = DocNumber(38, 0, "38%", percent=True, line=10, column=2)
+    absolute = DocNumber(360, 0, "360", line=10, column=2)
+    assert cell_key(percent) != cell_key(absolute)
+    finding = Finding("error", "trend.percentage", "38% for 360 / 900")
+    failed = Evaluated(
+        "trend.percentage", percent, [(percent, 1.0), (absolute, 0.1)], 1.2, 0.8, -1.0, 0.2, [finding]
+    )
+    held = Evaluated("other", absolute, [(absolute, 1.0)], 0.5, 0.0)
+    blame([failed, held])
+    assert finding.suspects == (10,)  # the percentage stays a suspect; the absolute is cleared
+    result = audit_document(DATA / "equallogic-004.txt")
+    shared = {(line, column) for line, column, _text in result.guards}
+    assert len(shared) < len(result.guards)  # trend cells whose two numbers are both checked

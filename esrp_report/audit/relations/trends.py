@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from esrp_report import model as m
 from esrp_report.analysis.intervals import Iv
-from esrp_report.audit.context import Context
+from esrp_report.audit.context import Context, Term
 from esrp_report.model.findings import ERROR
 
 
@@ -30,6 +30,16 @@ def percentages(ctx: Context) -> None:
             reference = cells[base].absolute
             for index, cell in enumerate(cells):
                 ratio = (Iv.of(cell.absolute) / Iv.of(reference)).scale(100)
+                # The bracketed figures it is worked out from, each with its coefficient (the
+                # percentage's change per unit of it); the baseline's own is 100 % whatever it is.
+                terms: list[Term] = (
+                    [
+                        (cell.absolute, 100 / reference.value),
+                        (reference, -100 * cell.absolute.value / reference.value**2),
+                    ]
+                    if index != base and reference.value
+                    else []
+                )
                 column = table.columns[index] if index < len(table.columns) else f"column {index + 1}"
                 ctx.relation(
                     "trend.percentage",
@@ -44,6 +54,7 @@ def percentages(ctx: Context) -> None:
                     row=label,
                     column=column,
                     line=line,
+                    terms=terms,
                 )
 
 
