@@ -757,3 +757,12 @@ def test_blame_and_coverage_tell_two_numbers_of_one_trend_cell_apart() -> None:
     result = audit_document(DATA / "equallogic-004.txt")
     shared = {(line, column) for line, column, _text in result.guards}
     assert len(shared) < len(result.guards)  # trend cells whose two numbers are both checked
+
+
+def test_a_trend_baseline_printed_as_zero_is_an_error(tmp_path: Path) -> None:
+    """004's Table 6 row 'Write latency LOGs' has its baseline at 1.0 msec; printed 0.0, no finite
+    percentage is 98 % or 121 % of it (the interval quotient over a baseline that may be zero was
+    unbounded, so the slip went unseen)."""
+    old = "| Write latency LOGs   | 100% [1.0 msec]  | 98% [1.0 msec]   | 121% [1.2 msec]"
+    path, line = _planted_text(tmp_path, "equallogic-004.txt", old, old.replace("100% [1.0", "100% [0.0", 1))
+    assert _added_errors(path, "equallogic-004.txt") == {("trend.percentage", line)}
