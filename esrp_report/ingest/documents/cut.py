@@ -10,7 +10,8 @@ its last column. In extracted text the damage shows three ways:
 - the figure is well formed but printed with fewer decimals than every other figure of its row
   ("4570.83" among three-decimal figures): cut after a digit, or printed without its trailing
   zero. Which, the text cannot say, unless the rows around it print a short figure elsewhere:
-  then the table drops trailing zeros (or slips) and the figure is read as printed.
+  then the table drops trailing zeros (or slips) and the figure is read as printed. (A whole
+  number is read as printed too: a count column ends a row so.)
 
 A figure whose rest is on the next line, and whose two parts make the one well-formed figure
 the row's precision allows, is joined (the next line is emptied) and noted. A figure cut
@@ -44,18 +45,23 @@ def is_cut(text: str) -> bool:
 def mend_cut_figures(doc: PublishedDocument) -> None:
     """Join each figure whose rest is on the next line; mark each figure cut without its rest."""
     lines = doc.lines
-    drops_zeros = _tables_dropping_zeros(lines)
     for i, line in enumerate(lines):
         cells = line.cells
         if not cells or len(cells) < 2 or not cells[-1] or not cells[-1][0].isdigit():
             continue
         last = cells[-1]
-        precision = _row_precision(cells)
         cut_form = bool(_CUT_FORM.match(last))
-        short = not cut_form and precision is not None and is_number(last) and _decimals(last) < precision
-        if not (cut_form or short):
+        # Most rows end as the cell before ends: no more decimals there, no short figure here.
+        if not cut_form and _decimals(cells[-2]) <= _decimals(last):
             continue
+        precision = _row_precision(cells)
+        # A whole number ends a row as a count column would: read as printed.
+        short = not cut_form and precision is not None and is_number(last) and 0 < _decimals(last) < precision
         rest = _rest(lines, i)
+        # A next line that starts with a separator goes on from the figure above, whatever it is.
+        goes_on = rest is not None and rest.text[:1] in ".,"
+        if not (cut_form or short or goes_on):
+            continue
         if rest is not None:
             joined = last + rest.text
             if is_number(joined) and (precision is None or _decimals(joined) == precision):
@@ -69,8 +75,8 @@ def mend_cut_figures(doc: PublishedDocument) -> None:
                     severity="note",
                 )
                 continue
-        if short and i in drops_zeros:
-            continue  # the table prints short figures elsewhere: its writer drops trailing zeros
+        if not (cut_form or short) or (short and _drops_zeros(lines, i)):
+            continue  # whole; or the table prints short figures elsewhere: its writer drops zeros
         lines[i] = _with_last(line, last + CUT_MARK)
         why = (
             "its form shows it is cut (it ends in a separator or a short thousands group)"
@@ -109,29 +115,30 @@ def _row_precision(cells: list[str]) -> int | None:
     return precision if precision >= 1 else None
 
 
-def _tables_dropping_zeros(lines: list[DocLine]) -> set[int]:
-    """The indices of the rows of each table that prints a short figure (with decimals, but fewer
-    than its row's others) somewhere else than at a row's end. A table is a run of rows whose
-    number of cells changes by at most one from row to row (a target run into its label has one
-    cell less); up to ``_GAP`` lines without cells (a blank, a section's title) may sit between."""
-    out: set[int] = set()
-    block: list[int] = []
-    width, gap, dropping = 0, 0, False
-    for i, line in enumerate(lines):
-        cells = line.cells
-        if not cells:
-            gap += 1
-            continue
-        if block and (abs(len(cells) - width) > 1 or gap > _GAP):
-            if dropping:
-                out.update(block)
-            block, dropping = [], False
-        block.append(i)
-        width, gap = len(cells), 0
-        dropping = dropping or _short_inside(cells)
-    if dropping:
-        out.update(block)
-    return out
+def _drops_zeros(lines: list[DocLine], i: int) -> bool:
+    """Does the table of row ``i`` print a short figure (with decimals, but fewer than its row's
+    others) somewhere else than at a row's end? A table is a run of rows whose number of cells
+    changes by at most one from row to row (a target run into its label has one cell less); up to
+    ``_GAP`` lines without cells (a blank, a section's title) may sit between them."""
+    return any(_short_inside(lines[j].cells or []) for j in _table_of(lines, i))
+
+
+def _table_of(lines: list[DocLine], i: int) -> list[int]:
+    """The indices of the rows of row ``i``'s table, walking up and down from it."""
+    rows = [i]
+    for step in (-1, 1):
+        width, gap, j = len(lines[i].cells or []), 0, i + step
+        while 0 <= j < len(lines) and gap <= _GAP:
+            cells = lines[j].cells
+            if not cells:
+                gap += 1
+            elif abs(len(cells) - width) > 1:
+                break
+            else:
+                rows.append(j)
+                width, gap = len(cells), 0
+            j += step
+    return rows
 
 
 def _short_inside(cells: list[str]) -> bool:
