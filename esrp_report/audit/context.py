@@ -112,15 +112,6 @@ class Context:
         """The document's lines by their number."""
         return {line.no: line for line in self.doc.lines}
 
-    @cached_property
-    def rows_by_number(self) -> dict[int, list[DocLine]]:
-        """The document's lines by their number, all of them: the rows of a table flattened onto
-        one line share its number."""
-        out: dict[int, list[DocLine]] = {}
-        for line in self.doc.lines:
-            out.setdefault(line.no, []).append(line)
-        return out
-
     def report_of(self, run: Run) -> PublishedReport | None:
         """The appendix report a run was read from."""
         return next((r for r in self.doc.reports if r.run is run), None)

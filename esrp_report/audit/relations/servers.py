@@ -297,12 +297,13 @@ def _target(
 
 
 def _target_text(ctx: Context, row: m.SummaryRow) -> str:
-    """The row's label and the cell before its first figure (where a target is printed)."""
+    """The row's label and the cell before its first figure (where a target is printed). A row of
+    a table flattened onto one line has its target in its label ("... (msec) < 20 msec")."""
     first = next((v for v in row.values if v is not None and v.placed), None)
-    if first is None:
+    line = ctx.lines_by_number.get(row.line)
+    if first is None or line is None or _LATENCY_TARGET.search(row.label):
         return row.label
-    for line in ctx.rows_by_number.get(row.line, []):
-        cells = line.cells or []
-        if 0 < first.column < len(cells) and cells[first.column] == first.text and cells[0] in row.label:
-            return f"{row.label} {cells[first.column - 1]}"
+    cells = line.cells or []
+    if 0 < first.column < len(cells) and cells[first.column] == first.text:
+        return f"{row.label} {cells[first.column - 1]}"
     return row.label

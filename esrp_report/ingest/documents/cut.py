@@ -50,10 +50,15 @@ def mend_cut_figures(doc: PublishedDocument) -> None:
         if not cells or len(cells) < 2 or not cells[-1] or not cells[-1][0].isdigit():
             continue
         last = cells[-1]
-        cut_form = bool(_CUT_FORM.match(last))
-        # Most rows end as the cell before ends: no more decimals there, no short figure here.
-        if not cut_form and _decimals(cells[-2]) <= _decimals(last):
-            continue
+        # Every cut form ends in a separator or has one in its last three characters.
+        cut_form = (last[-1] in ".," or "," in last[-3:]) and bool(_CUT_FORM.match(last))
+        if not cut_form:
+            if "." not in last:  # a whole number is read as printed, unless its rest is below
+                if i + 1 >= len(lines) or lines[i + 1].text[:1] not in (".", ","):
+                    continue
+            # Most rows end as the cell before ends: no more decimals there, no short figure here.
+            elif _decimals(cells[-2]) <= _decimals(last):
+                continue
         precision = _row_precision(cells)
         # A whole number ends a row as a count column would: read as printed.
         short = not cut_form and precision is not None and is_number(last) and 0 < _decimals(last) < precision
