@@ -696,3 +696,103 @@ def test_a_transactional_latency_against_its_test_log(tmp_path: Path) -> None:
     planted = next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith(old))
     errors = [f for f in audit_document(path).findings if f.check == "appendix.log_latency"]
     assert [(f.line, f.printed) for f in errors] == [(planted, "18.305")]
+
+
+# --- issue 21 item 2: the relations left over ---------------------------------------------------
+
+
+def _planted_text(tmp_path: Path, name: str, old: str, new: str) -> tuple[Path, int]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path = tmp_path / f"planted-{name}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    line = next(n for n, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if new in row)
+    return path, line
+
+
+def _added_errors(path: Path, name: str) -> set[tuple[str, int | None]]:
+    untouched = {(f.check, f.line) for f in audit_document(DATA / name).findings if f.severity == "error"}
+    return {(f.check, f.line) for f in audit_document(path).findings if f.severity == "error"} - untouched
+
+
+@pytest.mark.parametrize("slipped", ["327398.241", "27398.241"])
+def test_a_total_read_size_outside_the_two_it_averages_is_an_error(tmp_path: Path, slipped: str) -> None:
+    """000's 2-hour Total I/O table, Instance2756.3: 127,398.241 bytes lies between the transactional
+    (35,645.983) and maintenance (261,736.156) read sizes it is a rate-weighted mean of; a slip that
+    leaves that range is an error at its cell. Before, nothing held this column."""
+    old = "75.935\t28.317\t127398.241"
+    path, line = _planted_text(tmp_path, "vmax-000.txt", old, old.replace("127398.241", slipped))
+    assert _added_errors(path, "vmax-000.txt") == {("appendix.read_size", line)}
+
+
+def test_every_read_size_of_the_seeds_and_our_builds_lies_between_its_two(vmax_build: Path) -> None:
+    """No false alarm where the relation is evaluated: every document here prints Total, transactional
+    and maintenance read sizes (the VMAX sample's Total sizes are up to 0.59 % off the weighted
+    mean of the printed two: Jetstress averages over time)."""
+    from esrp_report.model import TableKind
+
+    for path in [
+        *(DATA / n for n in ("vmax-000.txt", "netapp-001.txt", "dellemc-002.txt")),
+        vmax_build / "vmax.pdf",
+    ]:
+        runs = [r.run for r in read_document(path).reports if r.run is not None]
+        assert any({TableKind.TOTAL, TableKind.BACKGROUND_MAINTENANCE} <= set(run.tables) for run in runs)
+        assert not [f for f in audit_document(path).findings if f.check == "appendix.read_size"], path
+
+
+def test_a_server_beyond_its_printed_target_is_an_error(tmp_path: Path) -> None:
+    """000's Server 2 reads at 18.132 ms, its row printing '< 20 msec'; at 28.132 ms the row
+    contradicts its own target (and the appendix's mean)."""
+    old = "18.547\t18.132\t18.453"
+    path, line = _planted_text(tmp_path, "vmax-000.txt", old, "18.547\t28.132\t18.453")
+    found = [f for f in audit_document(path).findings if f.check == "server.target"]
+    assert [(f.line, f.column, f.printed) for f in found] == [(line, "Server 2", "28.132")]
+    assert "< 20 ms" in found[0].message
+
+
+def test_a_server_without_an_appendix_report_is_held_to_the_pass_threshold(tmp_path: Path) -> None:
+    """The 4.0 fixture's second server has no appendix report and the table prints no target: its
+    latencies were held only to the aggregate's mean. Above the rules' 20 ms it is also a
+    contradiction of its own, at its cell."""
+    old = "Average Database Disk Read Latency (ms)\t14.961\t15.200"
+    path, line = _planted_text(tmp_path, "esrp40-total.txt", old, old.replace("15.200", "25.200"))
+    assert ("server.target", line) in _added_errors(path, "esrp40-total.txt")
+    finding = next(f for f in audit_document(path).findings if f.check == "server.target")
+    assert "rule db-read-latency-avg" in finding.message
+
+
+# --- issue 21 item 3: one identity for a printed number -----------------------------------------
+
+
+def test_blame_and_coverage_tell_two_numbers_of_one_trend_cell_apart() -> None:
+    """A trend cell prints two numbers ("39% [360]") in one cell. Coverage counts both; blame must
+    too: the bracketed figure's guard (a relation that holds over it) must not clear the percentage
+    printed beside it, which was the case when blame keyed a number by its line and cell alone."""
+    from esrp_report.audit.blame import blame
+    from esrp_report.audit.context import Evaluated
+    from esrp_report.audit.result import cell_key
+    from esrp_report.model import DocNumber
+    from esrp_report.model.findings import Finding
+
+    percent = DocNumber(38, 0, "38%", percent=True, line=10, column=2)
+    absolute = DocNumber(360, 0, "360", line=10, column=2)
+    assert cell_key(percent) != cell_key(absolute)
+    finding = Finding("error", "trend.percentage", "38% for 360 / 900")
+    failed = Evaluated(
+        "trend.percentage", percent, [(percent, 1.0), (absolute, 0.1)], 1.2, 0.8, -1.0, 0.2, [finding]
+    )
+    held = Evaluated("other", absolute, [(absolute, 1.0)], 0.5, 0.0)
+    blame([failed, held])
+    assert finding.suspects == (10,)  # the percentage stays a suspect; the absolute is cleared
+    result = audit_document(DATA / "equallogic-004.txt")
+    shared = {(line, column) for line, column, _text in result.guards}
+    assert len(shared) < len(result.guards)  # trend cells whose two numbers are both checked
+
+
+def test_a_trend_baseline_printed_as_zero_is_an_error(tmp_path: Path) -> None:
+    """004's Table 6 row 'Write latency LOGs' has its baseline at 1.0 msec; printed 0.0, no finite
+    percentage is 98 % or 121 % of it (the interval quotient over a baseline that may be zero was
+    unbounded, so the slip went unseen)."""
+    old = "| Write latency LOGs   | 100% [1.0 msec]  | 98% [1.0 msec]   | 121% [1.2 msec]"
+    path, line = _planted_text(tmp_path, "equallogic-004.txt", old, old.replace("100% [1.0", "100% [0.0", 1))
+    assert _added_errors(path, "equallogic-004.txt") == {("trend.percentage", line)}

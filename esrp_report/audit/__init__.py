@@ -51,6 +51,7 @@ __all__ = [
 _REPORT_RELATIONS = (
     appendix.achieved_iops,
     appendix.total_table,
+    appendix.read_size,
     appendix.host_range,
     backup.backup_rows,
     backup.checksum,
@@ -86,6 +87,7 @@ def _relations(ctx: Context) -> None:
         if columns:
             servers.achieved_sums(ctx, test, columns)
             servers.against_appendix(ctx, test, columns)
+            servers.against_targets(ctx, test)
             aggregate.against_servers(ctx, test, columns)
     backup.summaries(ctx)
     config.facts(ctx)

@@ -18,30 +18,29 @@ import math
 from collections import defaultdict
 
 from esrp_report.audit.context import Evaluated
+from esrp_report.audit.result import CellKey, cell_key
 from esrp_report.model import DocNumber
 from esrp_report.model.findings import ERROR
-
-Cell = tuple[int, int]
 
 
 def blame(evaluated: list[Evaluated]) -> None:
     """Place each failed relation's findings at the cell that is most likely the slip."""
-    held_guard: dict[Cell, float] = defaultdict(lambda: math.inf)
+    held_guard: dict[CellKey, float] = defaultdict(lambda: math.inf)
     # For each cell, the changes that would mend each failed relation it is in.
-    mends: dict[Cell, list[tuple[float, float]]] = defaultdict(list)
+    mends: dict[CellKey, list[tuple[float, float]]] = defaultdict(list)
     failed = [r for r in evaluated if r.findings and any(f.severity == ERROR for f in r.findings)]
     if not failed:
         return
-    suspected = {(n.line, n.column) for record in failed for n, _c in record.cells}
+    suspected = {cell_key(n) for record in failed for n, _c in record.cells}
     for record in evaluated:
         if record.excess == 0.0 and not record.findings:
             for number, coefficient in record.cells:
-                key = (number.line, number.column)
+                key = cell_key(number)
                 if coefficient and key in suspected:
                     held_guard[key] = min(held_guard[key], record.slack / abs(coefficient))
     for record in failed:
         for number, coefficient in record.cells:
-            mends[(number.line, number.column)].append(record.shift(number, coefficient))
+            mends[cell_key(number)].append(record.shift(number, coefficient))
     for record in failed:
         lines = tuple(sorted({n.line for n, _c in record.cells}))
         for finding in record.findings:
@@ -69,14 +68,14 @@ def blame(evaluated: list[Evaluated]) -> None:
 
 def _slip(
     record: Evaluated,
-    held_guard: dict[Cell, float],
-    mends: dict[Cell, list[tuple[float, float]]],
+    held_guard: dict[CellKey, float],
+    mends: dict[CellKey, list[tuple[float, float]]],
 ) -> tuple[DocNumber | None, list[int]]:
     """The one cell of a failed relation that is the likeliest slip, when it is not its subject;
     else None and the lines of the cells that could be."""
     suspects: list[tuple[int, DocNumber]] = []
     for number, coefficient in record.cells:
-        key = (number.line, number.column)
+        key = cell_key(number)
         lo, hi = record.shift(number, coefficient)
         smallest = 0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
         if held_guard[key] < smallest or not one_digit_mends(number.text, lo, hi):

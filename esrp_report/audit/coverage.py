@@ -16,12 +16,11 @@ import re
 from collections.abc import Iterable, Iterator
 
 from esrp_report.audit.context import Evaluated
-from esrp_report.audit.result import Coverage, TableCoverage, UnreadBlock
+from esrp_report.audit.result import CellKey, Coverage, TableCoverage, UnreadBlock, cell_key
 from esrp_report.ingest.documents.layout import figures
 from esrp_report.ingest.documents.structure import lines_read
 from esrp_report.model import DocNumber, PublishedDocument
 
-Key = tuple[int, int, str]
 _LINE = re.compile(r"\bline (\d+)")
 MAX_UNREAD_BLOCKS = 1000  # listed one by one; any more are counted
 # A relation's slack is a sum of half units: one unit of the last digit equals it exactly when
@@ -29,19 +28,14 @@ MAX_UNREAD_BLOCKS = 1000  # listed one by one; any more are counted
 _MARGIN = 1e-6
 
 
-def key(number: DocNumber) -> Key:
-    """A printed number's identity: its line, its cell, its text (a cell may print two)."""
-    return (number.line, number.column, number.text)
-
-
-def guards(evaluated: Iterable[Evaluated]) -> dict[Key, float]:
+def guards(evaluated: Iterable[Evaluated]) -> dict[CellKey, float]:
     """Every printed number an evaluated relation used, with its guard."""
-    out: dict[Key, float] = {}
+    out: dict[CellKey, float] = {}
     for record in evaluated:
         holds = record.excess == 0.0 and not record.findings
         for number, coefficient in record.cells:
             guard = record.slack / abs(coefficient) if holds and coefficient else math.inf
-            k = key(number)
+            k = cell_key(number)
             out[k] = min(out.get(k, math.inf), guard)
     return out
 
@@ -80,11 +74,11 @@ def _tables(doc: PublishedDocument) -> Iterator[tuple[str, int, int, list[DocNum
         yield f"trend table '{trend.title}'", trend.first_line, last, numbers
 
 
-def coverage(doc: PublishedDocument, guarded: dict[Key, float]) -> Coverage:
+def coverage(doc: PublishedDocument, guarded: dict[CellKey, float]) -> Coverage:
     """Each table read with its counts, and each block of figures not read."""
     result = Coverage()
     for title, first, last, numbers in _tables(doc):
-        unique = {key(n): n for n in numbers if n.placed}
+        unique = {cell_key(n): n for n in numbers if n.placed}
         result.tables.append(
             TableCoverage(
                 title=title,

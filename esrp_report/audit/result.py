@@ -8,6 +8,15 @@ from dataclasses import dataclass, field
 from esrp_report import model as m
 from esrp_report.model.findings import ERROR, Finding
 
+# A printed number's identity, for blame and coverage alike: its line, its cell, its text (a trend
+# cell prints two numbers, "39% [360]", which are two numbers to both).
+CellKey = tuple[int, int, str]
+
+
+def cell_key(number: m.DocNumber) -> CellKey:
+    """The identity of a printed number (``CellKey``)."""
+    return (number.line, number.column, number.text)
+
 
 @dataclass
 class RecomputedRow:
@@ -90,7 +99,7 @@ class AuditResult:
     # Every printed number some evaluated relation was worked out from, (line, cell, text) -> its
     # guard: the least change sure to break one of those relations that holds (inf: it takes
     # part, but no change of it is sure to break one, or its relations fail already).
-    guards: dict[tuple[int, int, str], float] = field(default_factory=dict)
+    guards: dict[CellKey, float] = field(default_factory=dict)
     coverage: Coverage | None = None
 
     @property

@@ -1,8 +1,12 @@
 """Per-server tables: each server's achieved (or transfers) = reads + writes, the slip located by the
 appendix, then by the aggregate; each server's figures against its own appendix report, with the
-document's convention (transactional or total reads, facts §9) detected and stated."""
+document's convention (transactional or total reads, facts §9) detected and stated; each server's
+figures against the targets its row prints, or the pass thresholds (servers without an appendix
+report too)."""
 
 from __future__ import annotations
+
+import re
 
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
@@ -222,3 +226,84 @@ def _convention(ctx: Context, run: Run, col: Column) -> str:
             column=col.name,
         )
     return choice
+
+
+# A latency target printed in a row ("< 20 msec", "<10 msec**"), and the rule measure that is its
+# pass criterion where the row prints none (a per-server mean at or above an instance rule's
+# threshold means some instance is at or above it). Write latency is no pass criterion.
+_LATENCY_TARGET = re.compile(r"<\s*=?\s*(\d+(?:\.\d+)?)\s*(?:msec|ms)\b", re.IGNORECASE)
+_PASS_MEASURES = {"read_latency": "db_read_latency_avg", "log_latency": "log_write_latency_avg"}
+
+
+def against_targets(ctx: Context, test: TestKind) -> None:
+    """server.target: each server's achieved IOPS at least the target its row prints; its database
+    read and log write latency below the target its row prints, else below the pass threshold
+    of the rules. An ESRP document publishes passing tests only: a figure beyond is a contradiction,
+    whether or not the server's appendix report is printed."""
+    for table in ctx.doc.summary_tables:
+        if table.kind != "server" or table.test is not test:
+            continue
+        for row in table.rows:
+            bound = _target(ctx, test, row)
+            if bound is None:
+                continue
+            kind, limit, said, target = bound
+            for column, value in zip(table.columns, row.values, strict=False):
+                if value is None:
+                    continue
+                record = ctx.cover(None, None, [(value, 0.0), (target, 0.0)], "server.target")
+                holds = (
+                    value.value + value.half_unit >= limit
+                    if kind == "minimum"
+                    else value.value - value.half_unit < limit
+                )
+                if holds:
+                    continue
+                record.excess, record.blamed = 1e-12, True
+                relation = "at least" if kind == "minimum" else "below"
+                finding = ctx.add(
+                    ERROR,
+                    "server.target",
+                    f"{column} {row.label} ({test.value}) is {value.text}, not {relation} {said}: the "
+                    "document publishes passing tests only",
+                    section="Test results summary",
+                    table=f"Individual server metrics ({test.value})",
+                    row=row.label,
+                    column=column,
+                    line=value.line if value.placed else row.line,
+                    printed=value.text,
+                    expected=f"{relation} {limit:g}",
+                    derivation=f"{row.label} {relation} {said}",
+                )
+                record.findings.append(finding)
+
+
+def _target(
+    ctx: Context, test: TestKind, row: m.SummaryRow
+) -> tuple[str, float, str, DocNumber | None] | None:
+    """(minimum or maximum, the limit, where it is said, its printed cell) of a row, or None."""
+    if row.key in ("achieved", "transfers") and row.target is not None:
+        return "minimum", row.target.value, f"the target {row.target.text} its row prints", row.target
+    if row.key not in _PASS_MEASURES:
+        return None
+    printed = _LATENCY_TARGET.findall(_target_text(ctx, row))
+    if len(printed) == 1:
+        return "maximum", float(printed[0]), f"the target < {printed[0]} ms its row prints", None
+    for rule in ctx.rules:
+        threshold = rule.thresholds.get(test.value)
+        if rule.measure == _PASS_MEASURES[row.key] and isinstance(threshold, int | float):
+            return "maximum", float(threshold), f"the pass threshold {threshold:g} ms (rule {rule.id})", None
+    return None
+
+
+def _target_text(ctx: Context, row: m.SummaryRow) -> str:
+    """The row's label and the cell before its first figure (where a target is printed). A row of
+    a table flattened onto one line has its target in its label ("... (msec) < 20 msec")."""
+    first = next((v for v in row.values if v is not None and v.placed), None)
+    line = ctx.lines_by_number.get(row.line)
+    if first is None or line is None or _LATENCY_TARGET.search(row.label):
+        return row.label
+    cells = line.cells or []
+    if 0 < first.column < len(cells) and cells[first.column] == first.text:
+        return f"{row.label} {cells[first.column - 1]}"
+    return row.label

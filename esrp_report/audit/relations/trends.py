@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from esrp_report import model as m
 from esrp_report.analysis.intervals import Iv
-from esrp_report.audit.context import Context
+from esrp_report.audit.context import Context, Term
 from esrp_report.model.findings import ERROR
 
 
@@ -29,7 +29,17 @@ def percentages(ctx: Context) -> None:
                 continue
             reference = cells[base].absolute
             for index, cell in enumerate(cells):
-                ratio = (Iv.of(cell.absolute) / Iv.of(reference)).scale(100)
+                ratio = _percentage(cell.absolute, reference)
+                # The bracketed figures it is worked out from, each with its coefficient (the
+                # percentage's change per unit of it); the baseline's own is 100 % whatever it is.
+                terms: list[Term] = (
+                    [
+                        (cell.absolute, 100 / reference.value),
+                        (reference, -100 * cell.absolute.value / reference.value**2),
+                    ]
+                    if index != base and reference.value
+                    else []
+                )
                 column = table.columns[index] if index < len(table.columns) else f"column {index + 1}"
                 ctx.relation(
                     "trend.percentage",
@@ -44,7 +54,25 @@ def percentages(ctx: Context) -> None:
                     row=label,
                     column=column,
                     line=line,
+                    terms=terms,
                 )
+
+
+# The top of a percentage over a baseline printed as zero: beyond any printed figure, but finite, so
+# that the relation's slack and the changes that would mend it stay numbers.
+_UNBOUNDED_PERCENT = 1e9
+
+
+def _percentage(absolute: m.DocNumber, reference: m.DocNumber) -> Iv:
+    """What 100 x absolute / reference may be, both taken as rounded. A baseline printed as zero
+    (0.0 ms) allows no finite ratio: the figures here (latencies, rates, users) are not negative, so
+    the percentage is at least absolute / the largest the baseline may be, or anything when the
+    figure may be zero too."""
+    ref = Iv.of(reference)
+    if ref.lo > 0:
+        return (Iv.of(absolute) / ref).scale(100)
+    lowest = 100 * max(Iv.of(absolute).lo, 0.0) / ref.hi if ref.hi > 0 else 0.0
+    return Iv(lowest, max(lowest, 1.0) * _UNBOUNDED_PERCENT)
 
 
 def series(ctx: Context) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from esrp_report.ingest.documents.cells import TIMESTAMP_LINE, is_number
+from esrp_report.ingest.documents.cut import CUT_MARK, is_cut
 from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.vocabulary import (
     APPENDIX_START,
@@ -124,8 +125,13 @@ def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> Non
         report.run = reader.read(items)
         for line in sorted(set(reader.unmodelled)):
             problem(doc, UNMODELLED, f"line {line}", severity="note")
-        # Cells the reader could not use (OCR damage, "18.47l") are left out: say so.
-        doc.problems.extend(p for p in report.run.problems if p.lost and p.severity != "note")
+        # Cells the reader could not use (OCR damage, "18.47l") are left out: say so (a figure cut
+        # at its row's end is already named, with why, by cut.py).
+        doc.problems.extend(
+            p
+            for p in report.run.problems
+            if p.lost and p.severity != "note" and f"{CUT_MARK}'" not in p.message
+        )
     except (ReportFormatError, UnsupportedFormatError) as exc:
         report.problem = exc.detail
         problem(doc, f"test report '{title}' could not be read: {exc.detail}", f"line {lines[start].no}")
@@ -221,4 +227,6 @@ def _is_table_header(cells: list[str]) -> bool:
 
 
 def _looks_like_instance_row(cells: list[str]) -> bool:
-    return bool(_INSTANCE_ROW.match(cells[0])) and all(is_number(c) or ":" in c for c in cells[1:])
+    return bool(_INSTANCE_ROW.match(cells[0])) and all(
+        is_number(c) or ":" in c or is_cut(c) for c in cells[1:]
+    )

@@ -1,5 +1,6 @@
-"""A PDF's lines: its text extracted page by page through PDFium, running headers and footers
-dropped, header cells wrapped in a narrow column ("Server\n10") joined."""
+"""A PDF's lines: its text extracted page by page through PDFium (up to a page's width past its
+right edge, where a wide table's last figures may run), running headers and footers dropped,
+header cells wrapped in a narrow column ("Server\n10") joined."""
 
 from __future__ import annotations
 
@@ -34,7 +35,11 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
             for index in range(count):
                 page = document[index]
                 textpage = page.get_textpage()
-                pages.append(textpage.get_text_bounded() or "")
+                left, _bottom, right, _top = page.get_bbox()
+                # Past the right edge too: a wide table's last figures run off the page, and the
+                # page's own bounds cut them ("14,422." of "14,422.400"); their characters are
+                # still in the page's text, so they are read whole (docs/audit.md, "Damaged input").
+                pages.append(textpage.get_text_bounded(right=right + (right - left)) or "")
                 textpage.close()
                 page.close()
                 extracted += len(pages[-1])

@@ -1,6 +1,8 @@
 """A document's structure rebuilt from its lines: one pass per kind of structure, in this order.
 
-Last, the lines whose figures none of them took are told by their form (``layout.py``).
+First, tables flattened onto one line are cut into their rows (``flattened.py``) and figures cut
+at a row's end are joined to their rest or marked unread (``cut.py``). Last, the lines whose
+figures none of them took are told by their form (``layout.py``).
 Where each lives: the appendix's test reports (``appendix.py``: cut first, so that the passes
 over the summary, facts and formulas leave their lines alone), summary tables (``tables.py``),
 label/value facts and the stated ESRP version (``facts.py``), trend tables and test series
@@ -11,6 +13,7 @@ label/value facts and the stated ESRP version (``facts.py``), trend tables and t
 from __future__ import annotations
 
 from esrp_report.ingest.documents.appendix import read_report, report_segments
+from esrp_report.ingest.documents.cut import mend_cut_figures
 from esrp_report.ingest.documents.facts import facts, stated_convention
 from esrp_report.ingest.documents.flattened import unflatten
 from esrp_report.ingest.documents.formulas import formulas
@@ -25,6 +28,7 @@ from esrp_report.model import PublishedDocument
 def build(doc: PublishedDocument) -> None:
     """Fill ``doc`` from ``doc.lines``."""
     doc.lines = unflatten(doc.lines)
+    mend_cut_figures(doc)
     segments = report_segments(doc.lines)
     in_report = {i for start, end, _title in segments for i in range(start, end)}
     doc.convention = stated_convention(doc.lines)

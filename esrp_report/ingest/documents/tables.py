@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from esrp_report import model as m
 from esrp_report.ingest.documents.cells import number
+from esrp_report.ingest.documents.cut import is_cut
 from esrp_report.ingest.documents.matching import fuzzy_key
 from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.vocabulary import (
@@ -118,7 +119,8 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
             )
             continue
         figures = [(v, number(v)) for v in values]
-        numeric = [(t, n) for t, n in figures if n is not None]
+        # A figure cut at the row's end is a column's slot, unread: the columns stay aligned.
+        numeric = [(t, n) for t, n in figures if n is not None or is_cut(t)]
         take = numeric[-len(cols) :] if len(numeric) >= len(cols) else numeric
         row_target = numeric[-len(cols) - 1][1] if len(numeric) > len(cols) else None
         if len(take) < len(cols):
