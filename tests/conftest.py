@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
+from esrp_synth.sample_variants import vmax_with_every_server
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -42,14 +43,9 @@ def vmax_all_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tests of a many-server appendix (contents page numbers, joined pieces, the audit of every
     appendix table) share it. The sample's evidence is copied, so the manifest stays beside it."""
     root = tmp_path_factory.mktemp("vmax-all")
-    for folder in ("vmax", "EMAIL5", "branding"):
-        shutil.copytree(SAMPLES / folder, root / folder)
-    manifest = (SAMPLES / "vmax.toml").read_text(encoding="utf-8")
-    manifest = manifest.replace('[appendix]\nservers = ["Server 4"]\n', '[appendix]\nservers = "all"\n')
-    assert 'servers = "all"' in manifest
-    (root / "vmax.toml").write_text(manifest, encoding="utf-8")
+    manifest = vmax_with_every_server(SAMPLES, root)
     out = root / "out"
-    result = CliRunner().invoke(app, ["build", str(root / "vmax.toml"), "-o", str(out)])
+    result = CliRunner().invoke(app, ["build", str(manifest), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "PASS" in result.output
     return out
