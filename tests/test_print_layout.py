@@ -205,9 +205,22 @@ def titles_of(html: str) -> tuple[set[str], set[str]]:
     return parser.headings, parser.captions
 
 
-@pytest.fixture(scope="module", params=SAMPLES, ids=lambda path: path.stem)
+# Each bundled sample, and the VMAX sample with every server's reports in its appendix (the
+# sample itself prints Server 4's): ten servers' appendix tables laid out one after another.
+EVERY_SERVER = "vmax-every-server"
+
+
+@pytest.fixture(
+    scope="module",
+    params=[*SAMPLES, EVERY_SERVER],
+    ids=lambda param: param if isinstance(param, str) else param.stem,
+)
 def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """A sample built once to HTML and PDF (the VMAX build is the session's shared one)."""
+    """A sample built once to HTML and PDF (the VMAX builds are the session's shared ones)."""
+    if request.param == EVERY_SERVER:
+        out = request.getfixturevalue("vmax_all_build")
+        headings, captions = titles_of((out / "vmax.html").read_text(encoding="utf-8"))
+        return Built(EVERY_SERVER, read_pages(out / "vmax.pdf"), headings, captions)
     manifest: Path = request.param
     if manifest.stem == "vmax":
         out = request.getfixturevalue("vmax_build")
