@@ -8,6 +8,7 @@ Values keep full precision; nothing in the model is rounded.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -688,6 +689,13 @@ class Manifest:
 _PRINTED_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[-+]?\.\d+$")
 
 
+# DocNumber is frozen, so one parse serves every cell printing the same text: a document repeats
+# its figures (a 50 MB audit parses hundreds of thousands of cells); bounded, so junk cannot grow it.
+@functools.lru_cache(maxsize=65536)
+def _parse_printed(text: str) -> DocNumber | None:
+    return DocNumber._parse(text)
+
+
 @dataclass(slots=True)  # a 50 MB document is a million of these
 class DocLine:
     """One line of a published document, with the cells it splits into when it is a table row."""
@@ -717,6 +725,10 @@ class DocNumber:
     @staticmethod
     def parse(text: str) -> DocNumber | None:
         """A printed number ("14,422.400", "39%", "< 20"-free) with its decimals, or None."""
+        return _parse_printed(text)
+
+    @staticmethod
+    def _parse(text: str) -> DocNumber | None:
         cleaned = text.strip().rstrip("*").strip()
         percent = cleaned.endswith("%")
         cleaned = cleaned.rstrip("%").strip()

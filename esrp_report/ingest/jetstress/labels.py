@@ -8,11 +8,15 @@ after :func:`normalize_header`; section titles and row labels after :func:`norma
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from esrp_report import model as m
 from esrp_report.model import TableKind, TestKind
 
 
+# Cached: a document repeats its labels (every report's rows, every server's tables), and an
+# audit of 50 MB of text asks for hundreds of thousands; bounded, so junk cannot grow it.
+@lru_cache(maxsize=16384)
 def normalize_label(text: str) -> str:
     """Case, non-breaking spaces, runs of whitespace and a trailing colon do not matter."""
     return " ".join(text.replace("\u00a0", " ").split()).strip(" :").casefold()

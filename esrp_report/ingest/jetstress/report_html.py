@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 
 import lxml.html
@@ -131,6 +132,7 @@ def _tag(element: etree._Element) -> str:
     return element.tag.lower() if isinstance(element.tag, str) else ""
 
 
+@lru_cache(maxsize=16384)  # the same titles and row labels, report after report
 def _section_of(text: str) -> str | None:
     # A converted document may number its sections as captions ("Table 9 Test Summary").
     label = L.CAPTION_PREFIX.sub("", L.normalize_label(text))
