@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from esrp_report.catalog.store import SERIES, Catalog, CatalogError
+from esrp_report.catalog.store import SERIES, Catalog, CatalogError, make_folder
 from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
 
 LIST_COLUMNS = (
@@ -179,14 +179,7 @@ _QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType
 
 def export(catalog: Catalog, out_dir: Path) -> list[Path]:
     """Every table as a Parquet file, and the counter series as they are stored."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise CatalogError(out_dir, "is a file, not a folder: name the folder to export to with --parquet")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file on the way, or no permission
-        raise CatalogError(
-            out_dir, f"cannot make the export folder: {exc.strerror or exc}; name another with --parquet"
-        ) from None
+    make_folder(out_dir, "the export folder", "--parquet")
     written = []
     for table in EXPORT_TABLES:
         target = out_dir / f"{table}.parquet"

@@ -54,6 +54,19 @@ class _Columns(dict[str, list[str]]):
         return self[table]
 
 
+def make_folder(path: Path, what: str, option: str) -> None:
+    """Make the folder a user named (``what``, given with ``option``), parents too; a file in its
+    place or on its way, or no permission, is a CatalogError that says which option to change."""
+    if path.exists() and not path.is_dir():
+        raise CatalogError(path, f"is a file, not a folder: name {what} with {option}")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file on the way, or no permission
+        raise CatalogError(
+            path, f"cannot make {what}: {exc.strerror or exc}; name another with {option}"
+        ) from None
+
+
 class Catalog:
     """An open catalog folder: the DuckDB connection and the counter series beside it. Use as a context
     manager, or close it."""
@@ -74,15 +87,7 @@ class Catalog:
         if not database.exists():
             if not create:
                 raise CatalogError(root, "no catalog here", expected=f"a folder holding {DATABASE}")
-            if root.exists() and not root.is_dir():
-                raise CatalogError(root, "is a file, not a folder: name the catalog's folder with --catalog")
-            try:
-                root.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:  # a file on the way, or no permission
-                raise CatalogError(
-                    root,
-                    f"cannot make the catalog folder: {exc.strerror or exc}; name another with --catalog",
-                ) from None
+            make_folder(root, "the catalog folder", "--catalog")
         try:
             con = duckdb.connect(str(database), read_only=read_only)
         except duckdb.Error as exc:

@@ -528,14 +528,19 @@ def _read_vendor_content(
     return sections, figures
 
 
-def _section_id(r: _Reader, where: str, item: dict[str, Any], title: str, taken: set[str]) -> str:
-    key = r.get(item, where, "id", str, default=_slug(title) or "section")
+def _plain_id(r: _Reader, where: str, key: str) -> None:
+    """An id becomes an HTML id and a link target: plain lower-case names only."""
     if not _ID.fullmatch(key):
         raise r.fail(
             f"{where} id",
             f"id {key!r} is not a plain name",
             expected="lower-case letters, digits, '-' and '_'",
         )
+
+
+def _section_id(r: _Reader, where: str, item: dict[str, Any], title: str, taken: set[str]) -> str:
+    key = r.get(item, where, "id", str, default=_slug(title) or "section")
+    _plain_id(r, where, key)
     if key in SECTION_SLOTS or key in SECTION_KEYS:
         raise r.fail(
             f"{where} id", f"id {key!r} is the name of a section of the document", expected="another id"
@@ -551,12 +556,7 @@ def _section_id(r: _Reader, where: str, item: dict[str, Any], title: str, taken:
 def _figure_id(r: _Reader, where: str, item: dict[str, Any], file: str, taken: set[str]) -> str:
     stem = file.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
     key = r.get(item, where, "id", str, default=_slug(stem) or "figure")
-    if not _ID.fullmatch(key):
-        raise r.fail(
-            f"{where} id",
-            f"id {key!r} is not a plain name",
-            expected="lower-case letters, digits, '-' and '_'",
-        )
+    _plain_id(r, where, key)
     if key in taken:
         raise r.fail(f"{where} id", f"id {key!r} is another figure's", expected="an id of its own (set 'id')")
     return key
