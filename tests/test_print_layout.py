@@ -88,10 +88,11 @@ def page_margins(css: str) -> Margins:
 
 
 class _Titles(HTMLParser):
-    """Collects the text of every h1-h4 (headings) and caption/figcaption (captions) of a page."""
+    """Collects the text of every h1-h4 (headings) and table caption (captions) of a page. A
+    figure's caption (figcaption) is below its figure and ends it, so it may end a page."""
 
     HEADINGS: ClassVar = {"h1", "h2", "h3", "h4"}
-    CAPTIONS: ClassVar = {"caption", "figcaption"}
+    CAPTIONS: ClassVar = {"caption"}
 
     def __init__(self) -> None:
         super().__init__()
