@@ -352,10 +352,7 @@ def test_esrp_4_vertical_tables_are_read_per_server_from_their_captions() -> Non
     ],
 )
 def test_a_slip_in_an_esrp_4_vertical_table_is_an_error(tmp_path: Path, old: str, new: str) -> None:
-    text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
-    assert text.count(old) == 1
-    path = tmp_path / "planted.txt"
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    path, planted = _planted_text(tmp_path, "dellemc-002.txt", old, new)
     errors = [
         f
         for f in audit_document(path).findings
@@ -364,9 +361,6 @@ def test_a_slip_in_an_esrp_4_vertical_table_is_an_error(tmp_path: Path, old: str
     # Transfers = reads + writes fails, and the slipped figure also disagrees with the server's
     # appendix report (matched by its heading "A.2 Server 2"), which tells which of the three
     # slipped: one finding at its own line (two relations on one printed cell are one finding).
-    planted = next(
-        n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line == new
-    )
     assert [f.line for f in errors] == [planted]
     assert errors[0].check in ("server.achieved_sum", "server.appendix")
     assert {f.column for f in errors} <= {"Server 2", "Server 3"}
@@ -484,10 +478,7 @@ def test_coverage_is_printed_per_table_and_every_unread_block_is_listed() -> Non
     ],
 )
 def test_a_first_letter_split_into_its_own_cell_is_joined_back(tmp_path: Path, old: str, new: str) -> None:
-    text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
-    assert text.count(old) == 1
-    path = tmp_path / "split.txt"
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    path, _ = _planted_text(tmp_path, "dellemc-002.txt", old, new)
     untouched, split = audit_document(DATA / "dellemc-002.txt"), audit_document(path)
     assert split.checked == untouched.checked
     assert [(f.check, f.line) for f in split.findings] == [(f.check, f.line) for f in untouched.findings]
