@@ -196,10 +196,8 @@ def read_size(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         ]
         lo, hi = min(small, large) - h, max(small, large) + h
         record = ctx.cover(printed, Iv(lo, hi), bounds, "appendix.read_size")
-        if lo <= size <= hi:
-            record.excess = 0.0
+        if record.excess == 0.0:  # within the bounds, the printed figure's own rounding allowed for
             continue
-        record.excess = max(record.excess, 1e-12)
         record.blamed = True  # the Total's figure is named: its bounds are two figures against one
         finding = ctx.add(
             ERROR,
