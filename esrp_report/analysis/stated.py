@@ -18,12 +18,12 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from esrp_report.analysis.compare import relative_difference
 from esrp_report.model import Manifest, Run, TestKind
 from esrp_report.model.server_facts import FactSpec, fact_rows, fact_specs
 
 GIB = 2**30
-PROFILE_FACTS = ("active_mailboxes_per_server", "tested_iops_per_mailbox", "target_iops")
-DOCUMENT_FACTS = ("exchange_version", "esrp_version")
+SAME = 1e-6  # relative difference below which a stated figure is the evidence's
 
 
 @dataclass(frozen=True)
@@ -210,10 +210,6 @@ def differences(manifest: Manifest, servers: Sequence[tuple[str, Sequence[Run]]]
     return out
 
 
-def _near(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12)
-
-
 def _profile(manifest: Manifest, servers: Sequence[tuple[str, Sequence[Run]]]) -> Iterator[Difference]:
     p = manifest.profile
     per_server = p.active_mailboxes_per_server or p.mailboxes // max(len(manifest.servers), 1)
@@ -230,7 +226,11 @@ def _profile(manifest: Manifest, servers: Sequence[tuple[str, Sequence[Run]]]) -
                 config.source,
             )
             return  # the target differs too: one difference says it
-        if config is not None and config.mailbox_iops and not _near(config.mailbox_iops, p.tested_iops):
+        if (
+            config is not None
+            and config.mailbox_iops
+            and relative_difference(config.mailbox_iops, p.tested_iops) > SAME
+        ):
             yield Difference(
                 "[profile]",
                 "tested_iops_per_mailbox",
@@ -240,7 +240,11 @@ def _profile(manifest: Manifest, servers: Sequence[tuple[str, Sequence[Run]]]) -
             )
             return
         run = next((r for r in _main_runs(runs) if r.sizing.target_iops), None)
-        if run is not None and run.sizing.target_iops and not _near(run.sizing.target_iops, target):
+        if (
+            run is not None
+            and run.sizing.target_iops
+            and relative_difference(run.sizing.target_iops, target) > SAME
+        ):
             yield Difference(
                 "[profile]",
                 "target_iops",

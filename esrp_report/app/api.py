@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from esrp_report.analysis.assess import ServerAssessment, SolutionAssessment
     from esrp_report.analysis.rules import Rule
+    from esrp_report.analysis.stated import Difference
     from esrp_report.analysis.trends import Comparison
     from esrp_report.app.convert import ConvertResult
     from esrp_report.audit import AuditResult
@@ -194,19 +195,23 @@ def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Serv
             yield server, entry.label
 
 
-def refuse_unexplained_differences(manifest: Manifest, solution: Solution, labels: Mapping[str, str]) -> None:
-    """Raise InputError (exit 2) for a fact the manifest states differently from the evidence without
-    saying why (analysis/stated.py): the first one, naming the manifest's key and value and the
-    evidence's file and value, and how many more there are."""
+def refuse_unexplained_differences(
+    manifest: Manifest, solution: Solution, labels: Mapping[str, str]
+) -> list[Difference]:
+    """The facts the manifest states differently from the evidence, each with the manifest's reason
+    (analysis/stated.py); raise InputError (exit 2) for the first one without a reason, naming the
+    manifest's key and value and the evidence's file and value, and how many more there are."""
     from esrp_report.analysis.stated import differences
 
     by_label: dict[str, list[Run]] = {}
     for server in solution.servers:
         by_label.setdefault(labels.get(server.name, server.name), []).extend(server.runs)
-    unexplained = [d for d in differences(manifest, list(by_label.items())) if d.reason is None]
+    found = differences(manifest, list(by_label.items()))
+    unexplained = [d for d in found if d.reason is None]
     if unexplained:
         more = f" ({len(unexplained) - 1} more difference(s) after this one)" if len(unexplained) > 1 else ""
         raise InputError(manifest.path, unexplained[0].refusal() + more)
+    return found
 
 
 def _output_folder(out_dir: Path) -> None:
@@ -296,11 +301,10 @@ def _build(
             part = _early_appendix(manifest, servers, rules, labels, when)
             early[part.anchor] = (part, pool.submit(render_part, _part_job(part, base)))
     progress(f"read the evidence of {len(solution.servers)} machines")
-    refuse_unexplained_differences(manifest, solution, labels)
+    stated = refuse_unexplained_differences(manifest, solution, labels)
     assessment = combine(solution.name, servers, list(solution.problems))
-    doc = build_document(manifest, assessment, rules, labels)
+    doc = build_document(manifest, assessment, rules, labels, stated=stated)
     result = BuildResult(doc)
-    _output_folder(out_dir)
     stem = manifest_path.stem
     if doc.problems or doc.disagreements:
         # The full diagnostics go beside the document, not in it (it shows readers' words).
@@ -396,7 +400,8 @@ def _early_appendix(
     from esrp_report.render.document import build_document
     from esrp_report.render.html import ChartPlan, appendix_part, view_charts
 
-    doc = build_document(manifest, combine("", servers, []), rules, labels)
+    # An appendix piece prints no stated differences: none are worked out for it.
+    doc = build_document(manifest, combine("", servers, []), rules, labels, stated=[])
     view = doc.servers[-1]
     return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)))
 

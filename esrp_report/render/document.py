@@ -206,10 +206,11 @@ class Document:
         return [p for p in self.problems if p.severity != "note"]
 
     @property
-    def evidence_notes(self) -> list[tuple[str, str, str]]:
-        """The problems the document lists, in readers' words: (severity, file, sentence). Their
-        technical text is in the diagnostics file beside the document."""
-        return [reader_words(p) for p in self.shown_problems]
+    def evidence_notes(self) -> list[tuple[str, str, str, str]]:
+        """The problems the document lists, in readers' words: (severity as the model names it,
+        severity in words, file, sentence). Their technical text is in the diagnostics file
+        beside the document."""
+        return [(p.severity, *reader_words(p)) for p in self.shown_problems]
 
     @property
     def server_count(self) -> int:
@@ -525,14 +526,18 @@ def _server_facts(manifest: Manifest) -> list[list[str]]:
 
 
 def _differences(
-    manifest: Manifest, servers: list[tuple[str, ServerAssessment]], problems: list[Problem]
+    manifest: Manifest,
+    servers: list[tuple[str, ServerAssessment]],
+    problems: list[Problem],
+    found: list[Difference] | None,
 ) -> list[Difference]:
     """The stated facts that differ from the evidence and say why; one that does not say why is an
-    error of the document (`build` refuses it before it gets here)."""
-    runs: dict[str, list[Run]] = {}
-    for label, s in servers:
-        runs.setdefault(label, []).extend(r.run for r in s.runs)
-    found = differences(manifest, list(runs.items()))
+    error of the document (`build` refuses it before it gets here; a library caller may not)."""
+    if found is None:
+        runs: dict[str, list[Run]] = {}
+        for label, s in servers:
+            runs.setdefault(label, []).extend(r.run for r in s.runs)
+        found = differences(manifest, list(runs.items()))
     problems.extend(Problem(manifest.path, d.refusal(), severity="error") for d in found if d.reason is None)
     return [d for d in found if d.reason is not None]
 
@@ -570,8 +575,12 @@ def build_document(
     assessment: SolutionAssessment,
     rules: list[Rule],
     labels: dict[str, str],
+    *,
+    stated: list[Difference] | None = None,
 ) -> Document:
-    """``labels`` maps each assessed server name (machine) to the manifest's label."""
+    """``labels`` maps each assessed server name (machine) to the manifest's label; ``stated`` is
+    the manifest's differences from the evidence when the caller has worked them out already
+    (`build` does, to refuse unexplained ones), else they are worked out here."""
     if manifest.sizing_spec is not None and manifest.sizing is None:
         # Its profile would hold placeholders where the sizing's values belong.
         raise ValueError(f"{manifest.path}: [sizing] not worked out (analysis.sizing.sized_manifest)")
@@ -675,6 +684,6 @@ def build_document(
         disagreement_groups=groups,
         problems=problems,
         placeholders=placeholders,
-        stated_differences=_differences(manifest, servers, problems),
+        stated_differences=_differences(manifest, servers, problems, stated),
         server_facts=_server_facts(manifest),
     )
