@@ -5,16 +5,19 @@ Pure: takes the model, returns typed results. The CLI and the documents render t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from esrp_report.analysis import aggregate as agg
-from esrp_report.analysis import compare, metrics
+from esrp_report.analysis import compare, metrics, vetting
 from esrp_report.analysis.rules import (
+    JUDGED_METRICS,
     Rule,
     RuleResult,
     RunEvidence,
     Status,
     evaluate_run,
+    loosened_problems,
     roll_up,
     verdict_reason,
 )
@@ -38,8 +41,9 @@ class RunAssessment:
 
     @property
     def unread(self) -> bool:
-        """Was part of this run's evidence unreadable (a required section missing)?"""
-        return any(p.unread for p in self.problems)
+        """Was part of this run's evidence unreadable, damaged or contradictory (a required section
+        missing, a figure that cannot exist, two sources of one figure that disagree)?"""
+        return any(p.blocks_pass for p in self.problems)
 
     @property
     def status(self) -> Status:
@@ -85,7 +89,9 @@ class SolutionAssessment:
 
     @property
     def status(self) -> Status:
-        unread = any(p.unread for p in self.problems) or any(r.unread for s in self.servers for r in s.runs)
+        unread = any(p.blocks_pass for p in self.problems) or any(
+            r.unread for s in self.servers for r in s.runs
+        )
         return _unless_unread(roll_up(r for s in self.servers for r in s.results), unread)
 
     @property
@@ -94,14 +100,17 @@ class SolutionAssessment:
         parts = [verdict_reason(self.results)] if self.status is not Status.PASS else []
         unread = self.unread_reasons
         if unread:
-            parts.append(f"{len(unread)} part(s) of the evidence not read (first: {unread[0]})")
+            parts.append(
+                f"{len(unread)} part(s) of the evidence not read, damaged or contradictory "
+                f"(first: {unread[0]})"
+            )
         return "; ".join(p for p in parts if p)
 
     @property
     def unread_reasons(self) -> list[str]:
         """What could not be read: each file or section, with why."""
         problems = list(self.problems) + [p for s in self.servers for r in s.runs for p in r.problems]
-        return [p.describe() for p in problems if p.unread]
+        return [p.describe() for p in problems if p.blocks_pass]
 
     @property
     def results(self) -> list[RuleResult]:
@@ -114,26 +123,21 @@ def _unless_unread(status: Status, unread: bool) -> Status:
 
 
 def _target(run: Run, override: float | None) -> tuple[float | None, str, list[Problem]]:
-    problems: list[Problem] = []
-    source = run.sources[0] if run.sources else run.machine
+    # Report and configuration disagreeing on the target is in doubt (analysis/vetting.py); judged
+    # against the higher of them, so that the disagreement can never make a run pass.
     candidates = [
         (run.sizing.target_iops, "report"),
         (run.config.target_iops if run.config else None, "config XML"),
     ]
-    known = [(v, origin) for v, origin in candidates if v is not None]
-    if len(known) == 2 and compare.relative_difference(known[0][0], known[1][0]) > 1e-9:
-        problems.append(
-            Problem(
-                source,
-                f"target IOPS differs: report says {known[0][0]!r}, config XML says {known[1][0]!r}",
-                severity="warning",
-            )
-        )
+    known = [(v, origin) for v, origin in candidates if v is not None and math.isfinite(v) and v > 0]
     if override is not None:
-        return override, "--target-iops", problems
-    if known:
-        return known[0][0], known[0][1], problems
-    return None, "", problems
+        return override, "--target-iops", []
+    if not known:
+        return None, "", []
+    first, origin = known[0]
+    if len(known) == 2 and not vetting.agree(first, known[1][0]):
+        first, origin = max(known, key=lambda k: k[0])
+    return first, origin, []
 
 
 def assess_run(
@@ -141,29 +145,31 @@ def assess_run(
 ) -> RunAssessment:
     """Judge one run with these rules: the target IOPS (``target_override`` wins over report and config XML),
     counter-log figures and their disagreements with the report, rule results, and every problem met."""
+    vetting.vet_once(run)  # a run assembled from files is vetted already; one made by a caller now
     target, target_source, problems = _target(run, target_override)
     evidence = RunEvidence(run=run, server=server, target_iops=target, target_source=target_source)
     counter = None
     disagreements: list[compare.Disagreement] = []
-    if run.counter_log is not None:
-        counter = metrics.counter_metrics(run, run.counter_log)
-        evidence.counter_tables = counter.tables
-        evidence.counter_maxima = counter.maxima
-        evidence.counter_host = counter.host
-        evidence.counter_source = run.counter_log.source
-        evidence.counter_damaged = counter.damaged
-        evidence.counter_host_damaged = counter.host_damaged
-        evidence.counter_lost_maxima = counter.lost_maxima
-        evidence.counter_caveats = counter.caveats()
+    log = run.counter_log
+    if log is not None:
+        counter = metrics.counter_metrics(run, log)
+        vetted = vetting.vet_counter_log(run, log, counter, JUDGED_METRICS)
+        problems.extend(vetted.problems)
         problems.extend(counter.problems)
+        if vetted.usable:
+            # A log that cannot be of this run (another machine) is read and described, never judged.
+            evidence.counter_tables = counter.tables
+            evidence.counter_maxima = counter.maxima
+            evidence.counter_host = counter.host
+            evidence.counter_source = log.source
+            evidence.counter_damaged = counter.damaged
+            evidence.counter_host_damaged = counter.host_damaged
+            evidence.counter_lost_maxima = counter.lost_maxima
+            evidence.counter_caveats = counter.caveats()
         if run.tables:
             report_source = run.sources[0] if run.sources else "report"
-            disagreements = compare.compare_tables(
-                run.tables, report_source, counter.tables, run.counter_log.source
-            )
-            disagreements += compare.compare_host(
-                run.host, report_source, counter.host, run.counter_log.source
-            )
+            disagreements = compare.compare_tables(run.tables, report_source, counter.tables, log.source)
+            disagreements += compare.compare_host(run.host, report_source, counter.host, log.source)
     results = evaluate_run(evidence, rules)
     carried = list(run.problems)
     for part in (run.counter_log, run.test_log):
@@ -175,7 +181,7 @@ def assess_run(
 def assess(solution: Solution, rules: list[Rule], target_override: float | None = None) -> SolutionAssessment:
     """Judge every server of the solution with these rules and combine them into the solution's verdict."""
     servers = [assess_server(server, rules, target_override) for server in solution.servers]
-    return combine(solution.name, servers, list(solution.problems))
+    return combine(solution.name, servers, [*solution.problems, *loosened_problems(rules)])
 
 
 def assess_server(

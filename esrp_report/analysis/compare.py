@@ -5,6 +5,7 @@ Pure and at the model's level, so readers, metrics and audits can all use it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from esrp_report.model import HostCounter, InstanceTable, TableKind
@@ -38,6 +39,10 @@ class Disagreement:
 def relative_difference(a: float, b: float) -> float:
     """How far apart two figures are, relative to the larger in size: |a - b| / max(|a|, |b|), 0 when both are
     0."""
+    if a == b:
+        return 0.0
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.inf  # a figure that is not finite agrees with no other
     scale = max(abs(a), abs(b))
     return 0.0 if scale == 0 else abs(a - b) / scale
 
@@ -69,7 +74,7 @@ def compare_tables(
                     continue
                 if (
                     relative_difference(value, theirs) > tolerance
-                    and abs(value - theirs) > absolute_tolerance
+                    and not abs(value - theirs) <= absolute_tolerance  # NaN differs
                 ):
                     found.append(
                         Disagreement(

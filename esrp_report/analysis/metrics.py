@@ -99,6 +99,73 @@ class Window:
     origin: str  # where the bounds came from
 
 
+_STEP_BUCKETS = 10_000  # distinct sample steps kept (0.1 s each): a regular log has a handful
+
+
+@dataclass
+class Coverage:
+    """How the samples inside the collection window are spaced: the first and last, every step
+    between neighbours (to 0.1 s, counted), the longest one and where it starts, and how many repeat
+    the time stamp before them."""
+
+    first: datetime | None = None
+    last: datetime | None = None
+    steps: dict[float, int] = field(default_factory=dict)  # seconds -> how many
+    largest_gap: timedelta | None = None
+    gap_start: datetime | None = None
+    repeated: int = 0
+
+    @property
+    def interval(self) -> timedelta | None:
+        """The log's sample interval: its most frequent positive step."""
+        positive = {k: v for k, v in self.steps.items() if k > 0}
+        if not positive:
+            return None
+        return timedelta(seconds=max(positive, key=lambda k: (positive[k], -k)))
+
+    def uncovered_seconds(self, longer_than: float) -> float:
+        """Seconds of the window inside steps longer than ``longer_than`` seconds."""
+        return sum(k * n for k, n in self.steps.items() if k > longer_than)
+
+    def share(self, window: Window, gap_seconds: float | None = None) -> float:
+        """The share of the window that samples cover: from the first to the last, less the gaps."""
+        if window.start is None or window.end is None or self.first is None or self.last is None:
+            return 0.0
+        span = (window.end - window.start).total_seconds()
+        if span <= 0:
+            return 1.0
+        covered = (self.last - self.first).total_seconds()
+        if gap_seconds is not None:
+            covered -= self.uncovered_seconds(gap_seconds)
+        return max(0.0, min(1.0, covered / span))
+
+    def see(self, stamps: pl.Series) -> None:
+        """The time stamps of one batch of in-window samples, in file order."""
+        if stamps.len() == 0:
+            return
+        previous = self.last
+        if self.first is None:
+            self.first = stamps[0]
+        head = pl.Series([previous], dtype=stamps.dtype) if previous is not None else None
+        joined = stamps if head is None else pl.concat([head, stamps])
+        steps = joined.diff().drop_nulls()
+        self.last = stamps[-1]
+        if steps.len() == 0:
+            return
+        seconds = steps.dt.total_milliseconds() / 1000.0
+        self.repeated += int((seconds == 0).sum())
+        counted = seconds.round(1).value_counts()
+        for step, n in counted.iter_rows():
+            if step in self.steps or len(self.steps) < _STEP_BUCKETS:
+                self.steps[step] = self.steps.get(step, 0) + n
+        longest = seconds.arg_max()
+        if longest is not None:
+            gap = timedelta(seconds=float(seconds[longest]))
+            if self.largest_gap is None or gap > self.largest_gap:
+                self.largest_gap = gap
+                self.gap_start = joined[longest]
+
+
 @dataclass
 class CounterMetrics:
     """Everything a counter log says about one run, over its collection window."""
@@ -119,6 +186,7 @@ class CounterMetrics:
     lost_maxima: dict[str, dict[str, float]] = field(default_factory=dict)
     samples_lost: int = 0  # samples of the log lost whole (placement in time unknown)
     backward_stamps: int = 0  # samples stamped earlier than the one before them
+    coverage: Coverage | None = None  # how the window's samples are spaced
 
     def caveats(self) -> list[str]:
         """Run-wide reasons why any figure from this log may hide a failure."""
@@ -172,6 +240,7 @@ class _Tally:
     and (inside the window) samples per column that are out of range or missing."""
 
     checks: dict[str, pl.Expr]
+    coverage: Coverage = field(default_factory=Coverage)
     counts: dict[str, int] = field(default_factory=dict)
     backward: int = 0
     first_backward: Any = None
@@ -197,7 +266,10 @@ class _Tally:
 
     def add(self, inside: pl.DataFrame) -> None:
         """A batch of the window."""
-        if not self.checks or inside.height == 0:
+        if inside.height == 0:
+            return
+        self.coverage.see(inside.get_column("timestamp"))
+        if not self.checks:
             return
         row = inside.select(expr.cast(pl.Int64).sum().alias(name) for name, expr in self.checks.items()).row(
             0, named=True
@@ -390,7 +462,7 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     for batch in _window_batches(log, window, tally):
         reduced.add(batch)
 
-    result = CounterMetrics(window=window, samples_in_window=reduced.rows)
+    result = CounterMetrics(window=window, samples_in_window=reduced.rows, coverage=tally.coverage)
     _account_for_damage(result, log, window, columns, tally)
     if window.origin == "whole log":
         result.problems.append(
@@ -403,7 +475,7 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
         )
     if reduced.rows == 0:
         result.problems.append(
-            Problem(log.source, "no samples inside the collection window", severity="error")
+            Problem(log.source, "no samples inside the collection window", severity="error", doubt=True)
         )
         return result
 
@@ -574,6 +646,7 @@ def _account_for_damage(
                 f"{tally.backward} time stamp(s) earlier than the sample before them (first: "
                 f"{tally.first_backward}); the collection window may hold the wrong samples",
                 severity="error",
+                doubt=True,
             )
         )
 

@@ -11,16 +11,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from esrp_report.analysis.compare import compare_tables
+from esrp_report.analysis.compare import compare_tables, instance_key
+from esrp_report.analysis.vetting import vet_figures, vet_once
 from esrp_report.ingest import event_log
 from esrp_report.ingest.evidence import Evidence, read_evidence
 from esrp_report.ingest.jetstress.names import kind_from_name, normalized_stem
-from esrp_report.model import Problem, Run, Solution, TestKind
+from esrp_report.model import InstanceTable, Problem, Run, Solution, TestKind
 from esrp_report.model.errors import InputError
 
 
 def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
-    """The result XML is machine-written at full precision: prefer it, and say where it disagrees."""
+    """The result XML is machine-written at full precision: its figures are used, cell by cell. Where
+    the report and the XML state one figure differently beyond the report's rounding, or one states a
+    figure the other lacks, or their verdicts differ, the evidence contradicts itself: a problem with
+    ``doubt`` set (the verdict is INCOMPLETE at best), never a silent choice of one."""
     problems: list[Problem] = []
     xml_source = xml_run.sources[0] if xml_run.sources else "result XML"
     html_source = run.sources[0] if run.sources else "report"
@@ -37,12 +41,17 @@ def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
             Problem(
                 html_source,
                 f"report and result XML disagree on {d.table} {d.instance} {d.metric}: "
-                f"HTML {d.second_value!r}, XML {d.first_value!r} (XML used)",
-                severity="warning",
+                f"HTML {d.second_value!r}, XML {d.first_value!r}",
+                severity="error",
+                doubt=True,
             )
         )
-    for kind, table in xml_run.tables.items():
-        run.tables[kind] = table
+    for kind, xml_table in xml_run.tables.items():
+        html_table = run.tables.get(kind)
+        if html_table is None:
+            run.tables[kind] = xml_table
+            continue
+        problems.extend(_merge_table(html_table, xml_table, html_source, xml_source))
     for attr in (
         "achieved_iops",
         "target_iops",
@@ -54,16 +63,18 @@ def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
         html_value = getattr(run.sizing, attr)
         if xml_value is None:
             continue
-        if html_value is not None and abs(float(xml_value) - float(html_value)) > 0.0005 * (1 + 1e-9):
+        if html_value is not None and not (abs(float(xml_value) - float(html_value)) <= 0.0005 * (1 + 1e-9)):
             problems.append(
                 Problem(
                     html_source,
-                    f"report and result XML disagree on {attr}: "
-                    f"HTML {html_value!r}, XML {xml_value!r} (XML used)",
-                    severity="warning",
+                    f"report and result XML disagree on {attr}: HTML {html_value!r}, XML {xml_value!r}",
+                    severity="error",
+                    doubt=True,
                 )
             )
         setattr(run.sizing, attr, xml_value)
+    if xml_run.overall_result:
+        run.reported_results[xml_source] = xml_run.overall_result
     if (
         xml_run.overall_result
         and run.overall_result
@@ -74,10 +85,54 @@ def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
                 html_source,
                 f"report says {run.overall_result!r} but result XML says {xml_run.overall_result!r}",
                 severity="error",
+                doubt=True,
             )
         )
     run.issues.extend(xml_run.issues)
     run.sources.extend(xml_run.sources)
+    run.problems.extend(xml_run.problems)
+    return problems
+
+
+def _merge_table(html: InstanceTable, xml: InstanceTable, html_source: str, xml_source: str) -> list[Problem]:
+    """XML figures over the report's, row by row; a figure or a row one of them lacks is named."""
+    problems: list[Problem] = []
+    html_rows = {instance_key(row.instance): row for row in html.rows}
+    xml_keys = {instance_key(row.instance) for row in xml.rows}
+    # The report's columns: a figure the XML has in a column the report prints is one the report lost.
+    printed = {metric for row in html.rows for metric in row.values}
+    for row in xml.rows:
+        mine = html_rows.get(instance_key(row.instance))
+        if mine is None:
+            html.rows.append(row)
+            message = f"{html.kind.value} {row.instance}: in the result XML, not in the report"
+            problems.append(Problem(html_source, message, severity="error", doubt=True))
+            continue
+        for metric in sorted(set(mine.values) - set(row.values)):
+            problems.append(
+                Problem(
+                    xml_source,
+                    f"{xml.kind.value} {row.instance} {metric}: in the report ({mine.values[metric]!r}), "
+                    "not in the result XML",
+                    severity="error",
+                    doubt=True,
+                )
+            )
+        for metric in sorted((set(row.values) - set(mine.values)) & printed):
+            problems.append(
+                Problem(
+                    html_source,
+                    f"{html.kind.value} {row.instance} {metric}: in the result XML ({row.values[metric]!r}), "
+                    "not in the report",
+                    severity="error",
+                    doubt=True,
+                )
+            )
+        mine.values.update(row.values)
+    for key, row in html_rows.items():
+        if key not in xml_keys:
+            message = f"{html.kind.value} {row.instance}: in the report, not in the result XML"
+            problems.append(Problem(xml_source, message, severity="error", doubt=True))
     return problems
 
 
@@ -85,6 +140,10 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
     """Group what was read into runs and servers."""
     solution = Solution(name, problems=list(evidence.problems))
     runs = list(evidence.runs)
+    # Each source's figures are checked as read, before any is merged with another's: a report's
+    # figure that cannot exist is named as the report's, whatever the result XML says.
+    for run in [*runs, *evidence.result_xmls]:
+        run.problems.extend(vet_figures(run))
     by_stem: dict[tuple[str, str], Run] = {}
     for run in runs:
         for key in _run_keys(run):
@@ -98,7 +157,7 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
             for k in _run_keys(xml_run):
                 by_stem.setdefault(k, xml_run)
         else:
-            solution.problems.extend(_merge_result_xml(target, xml_run))
+            target.problems.extend(_merge_result_xml(target, xml_run))
 
     for log in evidence.counter_logs:
         target = by_stem.get(_key(log.source))
@@ -165,6 +224,8 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
                 run.config = profile
 
     _count_event_errors(runs, evidence.event_logs, solution.problems)
+    for run in runs:
+        vet_once(run)
 
     for run in runs:
         machine = run.machine or (Path(run.sources[0]).parent.name if run.sources else "unknown")

@@ -45,13 +45,15 @@ def check(
     rules_file: Path | None = None,
     target_iops: float | None = None,
     name: str | None = None,
+    loosen: str | None = None,
 ) -> SolutionAssessment:
-    """Read the evidence under ``paths`` and judge it."""
+    """Read the evidence under ``paths`` and judge it. A rules file more lenient than Microsoft's
+    thresholds is refused unless ``loosen`` says why."""
     from esrp_report.analysis.assess import assess
     from esrp_report.analysis.rules import load_rules
     from esrp_report.analysis.solution import load_solution
 
-    rules = load_rules(rules_file)
+    rules = load_rules(rules_file, loosen=loosen)
     solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
 
@@ -134,6 +136,7 @@ class BuildResult:
     pages: int | None = None
     refused: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    loosened: list[str] = field(default_factory=list)  # rules the manifest made lenient, and why
 
 
 FORMATS = ("html", "pdf")
@@ -272,7 +275,7 @@ def _build(
     pool: ProcessPoolExecutor | None,
 ) -> BuildResult:
     from esrp_report.analysis.assess import assess_server, combine
-    from esrp_report.analysis.rules import load_rules
+    from esrp_report.analysis.rules import load_rules, loosened_problems
     from esrp_report.render.charts import draw
     from esrp_report.render.document import build_document, diagnostics_text
     from esrp_report.render.html import (
@@ -285,7 +288,8 @@ def _build(
     from esrp_report.render.pdf import PdfJoiner, render_part
 
     base = Path(manifest.path).resolve().parent
-    rules = load_rules(base / manifest.rules_file if manifest.rules_file else None)
+    rules_file = base / manifest.rules_file if manifest.rules_file else None
+    rules = load_rules(rules_file, loosen=manifest.rules_loosen)
     when = generated or datetime.now(UTC)
     solution = Solution(Path(manifest.path).stem)
     labels: dict[str, str] = {}
@@ -302,9 +306,9 @@ def _build(
             early[part.anchor] = (part, pool.submit(render_part, _part_job(part, base)))
     progress(f"read the evidence of {len(solution.servers)} machines")
     stated = refuse_unexplained_differences(manifest, solution, labels)
-    assessment = combine(solution.name, servers, list(solution.problems))
+    assessment = combine(solution.name, servers, [*solution.problems, *loosened_problems(rules)])
     doc = build_document(manifest, assessment, rules, labels, stated=stated)
-    result = BuildResult(doc)
+    result = BuildResult(doc, loosened=[r.loosened for r in rules if r.loosened])
     stem = manifest_path.stem
     if doc.problems or doc.disagreements:
         # The full diagnostics go beside the document, not in it (it shows readers' words).
@@ -483,13 +487,13 @@ def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None
     return size(spec_from_table(overrides or {}, source="overrides", base=base))
 
 
-def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult:
+def audit_document(path: Path, *, rules_file: Path | None = None, loosen: str | None = None) -> AuditResult:
     """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
     from esrp_report.analysis.rules import load_rules
     from esrp_report.audit import audit
     from esrp_report.ingest.documents.published import read_document
 
-    return audit(read_document(path), load_rules(rules_file))
+    return audit(read_document(path), load_rules(rules_file, loosen=loosen))
 
 
 def write_audit_report(

@@ -79,7 +79,15 @@ InputPaths = Annotated[
 ]
 RulesOption = Annotated[
     Path | None,
-    typer.Option("--rules", help="TOML file overriding or adding rules (a stricter service level)."),
+    typer.Option(
+        "--rules",
+        help="TOML file overriding or adding rules (a stricter service level; one more lenient than "
+        "Microsoft's thresholds needs --loosen).",
+    ),
+]
+LoosenOption = Annotated[
+    str | None,
+    typer.Option("--loosen", help="Why the --rules file may be more lenient than Microsoft's thresholds."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (full precision) instead of tables.")]
 TargetOption = Annotated[
@@ -136,6 +144,7 @@ def check(
     rules: RulesOption = None,
     target_iops: TargetOption = None,
     as_json: JsonOption = False,
+    loosen: LoosenOption = None,
 ) -> None:
     """Judge Jetstress results per instance, server and solution.
 
@@ -146,7 +155,7 @@ def check(
     from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        assessment = api.check(paths, rules_file=rules, target_iops=target_iops)
+        assessment = api.check(paths, rules_file=rules, target_iops=target_iops, loosen=loosen)
     except EsrpError as exc:
         if as_json:  # --json always writes its document: nothing evaluated, and why
             typer.echo(json.dumps(payload.unusable_payload(", ".join(map(str, paths)), exc), indent=2))
@@ -186,6 +195,8 @@ def build(
     except EsrpError as exc:
         raise _error(str(exc)) from None
     doc = result.document
+    for line in result.loosened:
+        console.print(f"[yellow]rules file loosens Microsoft's threshold:[/] {escape(line)}", markup=True)
     for warning in result.warnings:
         console.print(f"[yellow]PDF engine warning:[/] {escape(warning)}", markup=True)
     for url in result.refused:
@@ -259,6 +270,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
         Path | None, typer.Option("-o", "--output", help="Also write an HTML/PDF audit report here.")
     ] = None,
     formats: Annotated[str, typer.Option("--format", help="Report formats with -o: html, pdf.")] = "html,pdf",
+    loosen: LoosenOption = None,
 ) -> None:
     """Check a published document against itself: sums, aggregates, appendix, thresholds.
 
@@ -269,7 +281,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        result = api.audit_document(document, rules_file=rules)
+        result = api.audit_document(document, rules_file=rules, loosen=loosen)
         # No audit report for a document where nothing was checked: it would read as a clean bill.
         wanted = out is not None and not result.nothing_checked
         written = api.write_audit_report(result, out, formats=_formats(formats)) if wanted and out else []

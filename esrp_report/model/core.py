@@ -116,6 +116,14 @@ class Problem:
     # Part of the evidence could not be read (a required section missing, a file unreadable):
     # whatever was judged without it is INCOMPLETE, never PASS.
     unread: bool = False
+    # The evidence contradicts itself, holds a figure that cannot exist, or cannot be of this test:
+    # whatever was judged on it is INCOMPLETE at best, never PASS (analysis/vetting.py).
+    doubt: bool = False
+
+    @property
+    def blocks_pass(self) -> bool:
+        """Does this problem keep a verdict judged on its evidence from PASS?"""
+        return self.unread or self.doubt
 
     def describe(self) -> str:
         """One line for the user: "source: location: message", with "(N skipped)" when something was lost."""
@@ -439,6 +447,8 @@ class Run:
     machine: str
     sources: list[str] = field(default_factory=list)
     overall_result: str | None = None  # as printed: "Pass" / "Fail"
+    # Jetstress's verdict as each other source states it (the result XML's), by source: judged too.
+    reported_results: dict[str, str] = field(default_factory=dict)
     test_description: str | None = None
     jetstress_version: str | None = None
     ese_version: str | None = None
@@ -463,6 +473,9 @@ class Run:
     config: ConfigProfile | None = None
     event_log_errors: int | None = None  # error events in the test window, when event logs exist
     problems: list[Problem] = field(default_factory=list)
+    # Its figures were checked against what they can be and against each other (analysis/vetting.py):
+    # once, wherever the run came from, so that judging it twice names each problem once.
+    vetted: bool = field(default=False, repr=False, compare=False)
 
     @property
     def generation(self) -> Generation:
@@ -666,6 +679,7 @@ class Manifest:
     template_override: str | None = None  # a folder searched before templates/
     database_capacity_gb: float | None = None  # formatted capacity for databases (GiB)
     rules_file: str | None = None
+    rules_loosen: str | None = None  # why the rules file may be more lenient than Microsoft's thresholds
     # The design's [sizing] as stated, and the [profile] keys the sizing gives as stated (if at all).
     # Reading stops there; analysis.sizing.sized_manifest works the sizing out: it sets ``sizing``
     # and takes those profile keys from it (a manifest with a spec and no result is not sized yet).

@@ -22,11 +22,31 @@ if TYPE_CHECKING:  # types only: `inspect` of one file must not import the analy
     )
     from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
     from esrp_report.analysis.compare import Disagreement
+    from esrp_report.analysis.metrics import CounterMetrics
     from esrp_report.analysis.rules import RuleResult
     from esrp_report.audit import AuditResult
     from esrp_report.model import Problem, Run, TestLog
 
 SCHEMA = "esrp-report/check/2"
+
+
+def _coverage_dict(counter: CounterMetrics) -> dict[str, Any] | None:
+    """How the window's samples are spaced: what the verdict needs to trust a maximum."""
+    from esrp_report.analysis import vetting  # noqa: PLC0415 - only a check's payload needs it
+
+    cover = counter.coverage
+    if cover is None:
+        return None
+    interval = cover.interval
+    gap_limit = vetting.limits().max_gap_intervals * interval.total_seconds() if interval else None
+    return {
+        "first": cover.first.isoformat() if cover.first else None,
+        "last": cover.last.isoformat() if cover.last else None,
+        "interval_seconds": interval.total_seconds() if interval else None,
+        "largest_gap_seconds": cover.largest_gap.total_seconds() if cover.largest_gap else None,
+        "repeated_time_stamps": cover.repeated,
+        "share_of_window": cover.share(counter.window, gap_limit) if counter.window.start else None,
+    }
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
@@ -37,6 +57,7 @@ def problem_dict(p: Problem) -> dict[str, Any]:
         "severity": p.severity,
         "message": p.message,
         "lost": p.lost,
+        "blocks_pass": p.blocks_pass,
     }
 
 
@@ -131,6 +152,7 @@ def run_dict(ra: RunAssessment) -> dict[str, Any]:
             "backward_time_stamps": ra.counter.backward_stamps,
             "damaged_samples": ra.counter.damaged,
             "lost_maxima": ra.counter.lost_maxima,
+            "coverage": _coverage_dict(ra.counter),
         }
     instances = run.instance_names()
     return {

@@ -58,6 +58,9 @@ class Rule:
     by_generation: dict[str, dict[str, Threshold]] = field(default_factory=dict)
     applies_only_with_evidence: bool = False
     source: str = "built-in"
+    # How a user's rules file made this rule more lenient than Microsoft's, and the reason the user
+    # gave for it (`--loosen`, or `loosen` under the manifest's [rules]); empty when it did not.
+    loosened: str = ""
 
     def threshold_for(self, kind: TestKind, generation: Generation) -> Threshold | None:
         """The threshold for this test type and generation (a number, or "target" for the target IOPS): the
@@ -130,13 +133,18 @@ def _parse_rule(raw: dict[str, Any], source: str, base: Rule | None) -> Rule:
             fields[key] = str(raw[key])
     if "applies_only_with_evidence" in raw:
         fields["applies_only_with_evidence"] = bool(raw["applies_only_with_evidence"])
+    # A known rule keeps every threshold the file does not restate (a file that tightens Performance
+    # leaves Stress as it was); an empty `threshold = {}` says the rule applies to no test at all.
     if "threshold" in raw:
-        fields["thresholds"] = _thresholds(raw["threshold"], source, rule_id)
+        stated = _thresholds(raw["threshold"], source, rule_id)
+        kept = base.thresholds if base is not None and stated else {}
+        fields["thresholds"] = {**kept, **stated}
     if "generation" in raw:
-        fields["by_generation"] = {
-            str(gen): _thresholds(spec.get("threshold", {}), source, rule_id)
-            for gen, spec in raw["generation"].items()
-        }
+        by_generation = dict(base.by_generation) if base is not None else {}
+        for gen, spec in raw["generation"].items():
+            stated = _thresholds(spec.get("threshold", {}), source, rule_id)
+            by_generation[str(gen)] = {**by_generation.get(str(gen), {}), **stated}
+        fields["by_generation"] = by_generation
     if base is not None:
         rule = replace(base, source=source, **fields)
     else:
@@ -194,21 +202,102 @@ def _load_document(text: str, source: str, base: dict[str, Rule]) -> dict[str, R
     return rules
 
 
-def load_rules(override: str | Path | None = None) -> list[Rule]:
-    """The built-in rules, optionally overridden by a user's TOML file (a stricter service level)."""
+def _built_in() -> dict[str, Rule]:
     built_in = resources.files("esrp_report.analysis.rules").joinpath("thresholds.toml")
     text = built_in.read_text(encoding="utf-8")
-    rules = _load_document(text, "built-in thresholds", {})
-    if override is not None:
-        # A regular file only, judged before it is opened: a FIFO given as rules would block.
-        try:
-            user_text = read_regular_file(override, what="rules file").decode("utf-8")
-        except InputError as exc:
-            raise RulesError(f"{override}: {exc.detail}") from None
-        except UnicodeDecodeError as exc:
-            raise RulesError(f"{override}: rules file is not UTF-8 text (byte {exc.start})") from None
-        rules = _load_document(user_text, str(override), rules)
+    return _load_document(text, "built-in thresholds", {})
+
+
+def _looser(operator: str, before: Threshold, after: Threshold | None, before_operator: str) -> bool:
+    """Is ``after`` (with ``operator``) a more lenient limit than ``before`` (with ``before_operator``)?"""
+    if after is None:
+        return True  # the rule no longer applies to this test
+    if before == "target" or after == "target":
+        return before != after
+    low, high = float(before), float(after)
+    if before_operator in ("<", "<=") and operator in ("<", "<="):
+        return high > low or (high == low and operator == "<=" and before_operator == "<")
+    if before_operator in (">", ">=") and operator in (">", ">="):
+        return high < low or (high == low and operator == ">=" and before_operator == ">")
+    return True  # the comparison turned round: nothing of Microsoft's limit is left
+
+
+def loosenings(rules: Iterable[Rule]) -> list[str]:
+    """Every way these rules are more lenient than Microsoft's (the built-in thresholds): a threshold
+    raised (or lowered, for a minimum), an operator that now admits the limit itself, or a test type
+    or generation the rule no longer applies to. One line each."""
+    built_in = _built_in()
+    found: list[str] = []
+    by_id = {r.id: r for r in rules}
+    for rule_id, base in built_in.items():
+        rule = by_id.get(rule_id)
+        if rule is None:
+            found.append(f"{rule_id}: removed")
+            continue
+        if rule.measure != base.measure:
+            found.append(f"{rule_id}: measures {rule.measure} instead of {base.measure}")
+            continue
+        for gen_name, table in [("", base.thresholds), *base.by_generation.items()]:
+            for kind, limit in table.items():
+                now = rule.by_generation.get(gen_name, {}).get(kind) if gen_name else None
+                if now is None:
+                    now = rule.thresholds.get(kind)
+                if _looser(rule.operator, limit, now, base.operator):
+                    where = f"{kind}" + (f" (Jetstress {gen_name})" if gen_name else "")
+                    shown = f"{rule.operator} {_limit_text(now, rule.unit)}" if now is not None else ""
+                    shown = shown or "no longer applies"
+                    found.append(
+                        f"{rule_id} {where}: Microsoft's {base.operator} {_limit_text(limit, base.unit)} "
+                        f"made {shown}"
+                    )
+    return found
+
+
+def _limit_text(limit: Threshold, unit: str) -> str:
+    return "the target" if limit == "target" else f"{float(limit):g} {unit}".strip()
+
+
+def load_rules(override: str | Path | None = None, *, loosen: str | None = None) -> list[Rule]:
+    """The built-in rules, optionally overridden by a user's TOML file. A file that makes any rule
+    more lenient than Microsoft's is refused unless ``loosen`` gives the reason; the loosened rules
+    then say how, and why (``Rule.loosened``), for every report to show."""
+    rules = _built_in()
+    if override is None:
+        return list(rules.values())
+    # A regular file only, judged before it is opened: a FIFO given as rules would block.
+    try:
+        user_text = read_regular_file(override, what="rules file").decode("utf-8")
+    except InputError as exc:
+        raise RulesError(f"{override}: {exc.detail}") from None
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{override}: rules file is not UTF-8 text (byte {exc.start})") from None
+    rules = _load_document(user_text, str(override), rules)
+    found = loosenings(rules.values())
+    if found and not (loosen and loosen.strip()):
+        raise RulesError(
+            f"{override}: loosens Microsoft's thresholds ({'; '.join(found)}); refused unless the reason "
+            'is given: `--loosen "why"`, or `loosen = "why"` under [rules] in the manifest'
+        )
+    if found:
+        why = " ".join((loosen or "").split())
+        for line in found:
+            rule_id = line.split(" ", 1)[0].rstrip(":")
+            if rule_id in rules:
+                before = rules[rule_id].loosened
+                rules[rule_id] = replace(rules[rule_id], loosened="; ".join(p for p in (before, line) if p))
+        loosened = [r for r in rules.values() if r.loosened]
+        for rule in loosened:
+            rules[rule.id] = replace(rule, loosened=f"{rule.loosened} (reason given: {why})")
     return list(rules.values())
+
+
+def loosened_problems(rules: Iterable[Rule]) -> list[m.Problem]:
+    """A warning per rule a user's file made more lenient: on the console and in the reviewer's report."""
+    return [
+        m.Problem(r.source, f"rules file loosens Microsoft's threshold: {r.loosened}", severity="warning")
+        for r in rules
+        if r.loosened
+    ]
 
 
 # ---------------------------------------------------------------- measures
@@ -263,6 +352,9 @@ class Measured:
     reason: str = ""
     damaged: int = 0
     caveat: str = ""
+    # The same figure from the run's other sources (source, value): each is judged too, so that no
+    # source that fails is outvoted by one that passes (analysis/vetting.py names their disagreement).
+    others: tuple[tuple[str, float], ...] = ()
 
 
 def _from_counter_log(ev: RunEvidence, value: float | None, damaged: int, caveat: str = "") -> Measured:
@@ -286,16 +378,25 @@ def _instance_average(metric: str) -> Callable[[RunEvidence, str | None], Measur
     def take(ev: RunEvidence, instance: str | None) -> Measured:
         assert instance is not None
         table = ev.run.tables.get(TableKind.TRANSACTIONAL)
-        row = table.row(instance) if table else None
+        row = _row(table, instance)
+        counter = _row(ev.counter_tables.get(TableKind.TRANSACTIONAL), instance)
+        logged = counter.values.get(metric) if counter is not None else None
         if row is not None and metric in row.values:
-            return Measured(row.values[metric], "report")
-        table = ev.counter_tables.get(TableKind.TRANSACTIONAL)
-        row = table.row(instance) if table else None
-        if row is not None and metric in row.values:
-            return _from_counter_log(ev, row.values[metric], ev.damage_of(instance, metric))
+            others = (("counter log", logged),) if logged is not None else ()
+            return Measured(row.values[metric], "report", others=others)
+        if logged is not None:
+            return _from_counter_log(ev, logged, ev.damage_of(instance, metric))
         return Measured(None, "", "no transactional figure for this instance")
 
     return take
+
+
+def _row(table: m.InstanceTable | None, instance: str) -> m.InstanceRow | None:
+    """The row of this instance, its name matched across sources (perfmon may prefix the process)."""
+    if table is None:
+        return None
+    wanted = instance_key(instance)
+    return next((row for row in table.rows if instance_key(row.instance) == wanted), None)
 
 
 def _instance_maximum(metric: str) -> Callable[[RunEvidence, str | None], Measured]:
@@ -315,9 +416,29 @@ def _instance_maximum(metric: str) -> Callable[[RunEvidence, str | None], Measur
     return take
 
 
+def _table_iops(table: m.InstanceTable | None, databases: int) -> float | None:
+    """The reads and writes of every instance of a table, summed; None when a row or a figure is missing
+    (a sum short of an instance would fail a run for the loss of a row: that is a doubt, not a figure)."""
+    if not table or not table.rows or len(table.rows) < databases:
+        return None
+    values = [r.values.get(m.DB_READS) for r in table.rows] + [r.values.get(m.DB_WRITES) for r in table.rows]
+    if any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None)
+
+
 def _transactional_iops(ev: RunEvidence, _instance: str | None) -> Measured:
+    databases = len(ev.run.databases)
     if ev.run.sizing.achieved_iops is not None:
-        return Measured(ev.run.sizing.achieved_iops, "report")
+        others = tuple(
+            (origin, value)
+            for origin, value in (
+                ("report tables", _table_iops(ev.run.tables.get(TableKind.TRANSACTIONAL), databases)),
+                ("counter log", _table_iops(ev.counter_tables.get(TableKind.TRANSACTIONAL), databases)),
+            )
+            if value is not None
+        )
+        return Measured(ev.run.sizing.achieved_iops, "report", others=others)
     for table, origin in (
         (ev.run.tables.get(TableKind.TRANSACTIONAL), "report tables"),
         (ev.counter_tables.get(TableKind.TRANSACTIONAL), "counter log"),
@@ -338,8 +459,17 @@ def _transactional_iops(ev: RunEvidence, _instance: str | None) -> Measured:
 
 def _page_fault_stalls(ev: RunEvidence, _instance: str | None) -> Measured:
     counter = ev.run.host_counter("Database Page Fault Stalls/sec")
+    logged = next(
+        (
+            h.average
+            for h in ev.counter_host
+            if h.name.casefold() == "database page fault stalls/sec" and h.average is not None
+        ),
+        None,
+    )
     if counter is not None and counter.average is not None:
-        return Measured(counter.average, "report")
+        others = (("counter log", logged),) if logged is not None else ()
+        return Measured(counter.average, "report", others=others)
     for host in ev.counter_host:
         if host.name.casefold() == "database page fault stalls/sec" and host.average is not None:
             return _from_counter_log(ev, host.average, ev.counter_host_damaged.get(host.name, 0))
@@ -361,14 +491,32 @@ def _event_log_errors(ev: RunEvidence, _instance: str | None) -> Measured:
     return Measured(float(ev.run.event_log_errors), "event logs")
 
 
+_RESULT_VALUES = {"pass": 0.0, "fail": 1.0}
+
+
 def _reported_result(ev: RunEvidence, _instance: str | None) -> Measured:
+    # Every source's verdict is judged: a result XML saying Fail beside a report saying Pass fails.
+    others = tuple(
+        (source, _RESULT_VALUES[said.strip().casefold()])
+        for source, said in ev.run.reported_results.items()
+        if said.strip().casefold() in _RESULT_VALUES
+    )
     result = (ev.run.overall_result or "").strip().casefold()
     if result == "pass":
-        return Measured(0.0, "report", "Jetstress reported Pass")
+        return Measured(0.0, "report", "Jetstress reported Pass", others=others)
     if result == "fail":
-        return Measured(1.0, "report", "Jetstress reported Fail")
+        return Measured(1.0, "report", "Jetstress reported Fail", others=others)
+    if others:
+        source, value = max(others, key=lambda o: o[1])
+        return Measured(value, source, f"Jetstress reported {'Fail' if value else 'Pass'}", others=others)
     return Measured(None, "", "no overall test result in the evidence")
 
+
+# The figures of the per-instance tables that the measures take: where two sources disagree on
+# one of them, the verdict is in doubt (analysis/vetting.py).
+JUDGED_METRICS = frozenset(
+    {m.DB_READ_LATENCY, m.DB_WRITE_LATENCY, m.LOG_WRITE_LATENCY, m.DB_READS, m.DB_WRITES}
+)
 
 MEASURES: dict[str, Measure] = {
     "db_read_latency_avg": Measure("instance", _instance_average(m.DB_READ_LATENCY)),
@@ -397,6 +545,13 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
     source = run.sources[0] if run.sources else ""
     counter_table = ev.counter_tables.get(TableKind.TRANSACTIONAL)
     instances = run.instance_names() or (counter_table.instances() if counter_table else [])
+    # An instance only the counter log names is judged too: its samples are evidence of this test
+    # (analysis/vetting.py says that the sources name different databases).
+    known = {instance_key(name) for name in instances}
+    for name in [*(counter_table.instances() if counter_table else []), *ev.counter_maxima]:
+        if instance_key(name) not in known:
+            known.add(instance_key(name))
+            instances.append(name)
     for rule in rules:
         threshold = rule.threshold_for(run.kind, run.generation)
         if threshold is None:
@@ -417,9 +572,22 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
                     reason = f"target from {ev.target_source}"
             else:
                 limit = float(threshold)
-            if measured.value is None or limit is None:
+            value, evidence = measured.value, measured.evidence
+            failing = (
+                [
+                    (v, origin)
+                    for origin, v in ((measured.evidence, measured.value), *measured.others)
+                    if v is not None and not OPERATORS[rule.operator](v, limit)
+                ]
+                if limit is not None
+                else []
+            )
+            if failing:
+                # The worst source speaks: the one furthest past the threshold.
+                value, evidence = (max if rule.operator in ("<", "<=") else min)(failing)
+            if value is None or limit is None:
                 status = Status.NOT_EVALUATED
-            elif not OPERATORS[rule.operator](measured.value, limit):
+            elif failing:
                 status = Status.FAIL
             elif measured.caveat:
                 status = Status.INCOMPLETE  # passes on what could be read; the damage could hide a failure
@@ -434,11 +602,11 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
                     run_source=source,
                     instance=instance,
                     status=status,
-                    value=measured.value,
+                    value=value,
                     threshold=limit,
                     operator=rule.operator,
                     unit=rule.unit,
-                    evidence=measured.evidence,
+                    evidence=evidence,
                     reason=reason,
                     damaged=measured.damaged,
                     caveat=measured.caveat,

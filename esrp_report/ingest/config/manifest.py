@@ -374,8 +374,9 @@ def read_manifest(path: Path) -> Manifest:
     capacity = r.table(data, "capacity", required=False)
     r.known(capacity, "[capacity]", {"database_formatted_gb"})
     rules = r.table(data, "rules", required=False)
-    r.known(rules, "[rules]", {"file"})
+    r.known(rules, "[rules]", {"file", "loosen"})
     rules_file = r.optional(rules, "[rules]", "file", str)
+    rules_loosen = r.optional(rules, "[rules]", "loosen", str)
 
     vendor_sections, figures = _read_vendor_content(r, data, sections)
     appendix_servers = _read_appendix(r, data, servers)
@@ -396,6 +397,7 @@ def read_manifest(path: Path) -> Manifest:
             capacity, "[capacity]", "database_formatted_gb", float, check=_positive
         ),
         rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
+        rules_loosen=rules_loosen,
         sizing_spec=sizing_spec,
         stated_profile=stated,
         differs={

@@ -79,10 +79,18 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def problem(
-        self, message: str, element: etree._Element | None, severity: str = "warning", lost: int = 0
+        self,
+        message: str,
+        element: etree._Element | None,
+        severity: str = "warning",
+        lost: int = 0,
+        *,
+        doubt: bool = False,
     ) -> None:
         location = f"line {element.sourceline}" if element is not None else None
-        self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
+        self.problems.append(
+            Problem(self.source, message, location=location, severity=severity, lost=lost, doubt=doubt)
+        )
 
     def text(self, path: str) -> str | None:
         return _text(_find(self.root, path))
@@ -95,7 +103,7 @@ class _Reader:
         try:
             return xml_number(value)
         except ValueError:
-            self.problem(f"{path}: not a number: {value!r}; ignored", found, lost=1)
+            self.problem(f"{path}: not a number: {value!r}; ignored", found, "error", 1, doubt=True)
             return None
 
     def integer(self, path: str) -> int | None:

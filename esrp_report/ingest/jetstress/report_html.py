@@ -373,8 +373,12 @@ class _Reader:
 
     # -- messages
 
-    def problem(self, message: str, location: str, severity: str = "warning", lost: int = 0) -> None:
-        self.problems.append(Problem(self.source, message, location=location, severity=severity, lost=lost))
+    def problem(
+        self, message: str, location: str, severity: str = "warning", lost: int = 0, *, doubt: bool = False
+    ) -> None:
+        self.problems.append(
+            Problem(self.source, message, location=location, severity=severity, lost=lost, doubt=doubt)
+        )
 
     def number(self, text: str, where: str, what: str = "a number") -> float | None:
         """A numeric cell; empty → None; damaged → None plus a problem naming the cell."""
@@ -382,7 +386,8 @@ class _Reader:
             return None
         value = _number(text)
         if value is None:
-            self.problem(f"not {what}: {text.strip()!r}; cell left empty", where, lost=1)
+            # A figure Jetstress printed that is no number: no other source may silently stand in.
+            self.problem(f"not {what}: {text.strip()!r}; cell left empty", where, "error", 1, doubt=True)
         return value
 
     # -- the whole report

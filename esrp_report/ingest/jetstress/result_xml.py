@@ -94,11 +94,21 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def problem(
-        self, message: str, element: etree._Element, lost: int = 0, severity: str = "warning"
+        self,
+        message: str,
+        element: etree._Element,
+        lost: int = 0,
+        severity: str = "warning",
+        *,
+        doubt: bool = False,
     ) -> None:
         self.problems.append(
-            Problem(self.source, message, location=_where(element), severity=severity, lost=lost)
+            Problem(self.source, message, location=_where(element), severity=severity, lost=lost, doubt=doubt)
         )
+
+    def unreadable_figure(self, message: str, element: etree._Element) -> None:
+        """A figure Jetstress wrote that is no number: the verdict must not rest on the other sources'."""
+        self.problem(message, element, lost=1, severity="error", doubt=True)
 
     def elements(self, root: etree._Element, section: str) -> list[tuple[str, str, etree._Element]]:
         """(name, value, element) of ``<section><element name=... value=...>``, in file order."""
@@ -205,7 +215,7 @@ def _read_sizing(reader: _Reader, root: etree._Element, run: Run) -> None:
         try:
             number = xml_number(value)
         except ValueError:
-            reader.problem(f"{label!r}: not a number: {value!r}; ignored", element, lost=1)
+            reader.unreadable_figure(f"{label!r}: not a number: {value!r}; ignored", element)
             continue
         if attr == "database_files":
             if not number.is_integer():
@@ -300,15 +310,13 @@ def _read_counter(reader: _Reader, counter: etree._Element, kind: TableKind, row
         key = L.REPLICATION_ALIASES.get(key, key)
     average = counter.get("average")
     if average is None or not average.strip():
-        reader.problem(f"counter {label!r} of {row.instance!r} has no average; skipped", counter, lost=1)
+        reader.unreadable_figure(f"counter {label!r} of {row.instance!r} has no average; skipped", counter)
         return
     try:
         value = xml_number(average)
     except ValueError:
-        reader.problem(
-            f"counter {label!r} of {row.instance!r}: average {average!r} is not a number; skipped",
-            counter,
-            lost=1,
+        reader.unreadable_figure(
+            f"counter {label!r} of {row.instance!r}: average {average!r} is not a number; skipped", counter
         )
         return
     if key in row.values:
