@@ -159,7 +159,7 @@ def check(
 
 
 @app.command()
-def build(
+def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     manifest: Annotated[Path, typer.Argument(help="The solution manifest (TOML).")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the HTML and PDF.")] = Path("out"),
     formats: Annotated[str, typer.Option("--format", help="Comma-separated: html, pdf.")] = "html,pdf",
@@ -170,6 +170,14 @@ def build(
         int | None,
         typer.Option("-j", "--jobs", min=1, help="Processes for the PDF and charts (default: all cores)."),
     ] = None,
+    allow_linked_files: Annotated[
+        bool,
+        typer.Option(
+            "--allow-linked-files",
+            help="Read the manifest's files even when they are hard links or on another device "
+            "(only for a manifest folder you trust).",
+        ),
+    ] = False,
 ) -> None:
     """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
 
@@ -182,7 +190,14 @@ def build(
     console = _console()
     try:
         with console.status("building", spinner="dots") as status:
-            result = api.build(manifest, out, formats=_formats(formats), progress=status.update, jobs=jobs)
+            result = api.build(
+                manifest,
+                out,
+                formats=_formats(formats),
+                progress=status.update,
+                jobs=jobs,
+                allow_linked_files=allow_linked_files,
+            )
     except EsrpError as exc:
         raise _error(str(exc)) from None
     doc = result.document

@@ -19,7 +19,7 @@ from typing import Any
 
 from esrp_report import model as m
 from esrp_report.analysis.compare import instance_key
-from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.ingest.safe_files import Tree, read_regular_file
 from esrp_report.model import Generation, Run, TableKind, TestKind
 from esrp_report.model.errors import InputError, RulesError
 
@@ -194,15 +194,16 @@ def _load_document(text: str, source: str, base: dict[str, Rule]) -> dict[str, R
     return rules
 
 
-def load_rules(override: str | Path | None = None) -> list[Rule]:
-    """The built-in rules, optionally overridden by a user's TOML file (a stricter service level)."""
+def load_rules(override: str | Path | None = None, *, tree: Tree | None = None) -> list[Rule]:
+    """The built-in rules, optionally overridden by a user's TOML file (a stricter service level).
+    ``tree``: the manifest's folder, when a manifest names the file (its identity is judged)."""
     built_in = resources.files("esrp_report.analysis.rules").joinpath("thresholds.toml")
     text = built_in.read_text(encoding="utf-8")
     rules = _load_document(text, "built-in thresholds", {})
     if override is not None:
         # A regular file only, judged before it is opened: a FIFO given as rules would block.
         try:
-            user_text = read_regular_file(override, what="rules file").decode("utf-8")
+            user_text = read_regular_file(override, what="rules file", tree=tree).decode("utf-8")
         except InputError as exc:
             raise RulesError(f"{override}: {exc.detail}") from None
         except UnicodeDecodeError as exc:
