@@ -48,7 +48,9 @@ def _png(marker: str) -> bytes:
     )
 
 
-SVG = f'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><text x="1" y="15">{SECRET}</text></svg>'
+SVG = (
+    f'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><text x="1" y="15">{SECRET}</text></svg>'
+)
 
 
 @pytest.fixture

@@ -81,7 +81,10 @@ class _ImageFailures(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         args = record.args if isinstance(record.args, tuple) else ()
         if record.msg == _LOAD_FAILED and len(args) == 2:
-            self.failed.append((str(args[0]), f"it could not be loaded: {args[1]}"))
+            error = args[1]
+            # WeasyPrint's ImageLoadingError is often empty; what went wrong is its cause.
+            reason = str(error) or str(getattr(error, "__cause__", None) or "") or type(error).__name__
+            self.failed.append((str(args[0]), f"it could not be loaded: {reason}"))
         elif record.msg == _DRAW_FAILED and args:
             self.failed.append((str(args[0]), "the PDF engine failed while drawing it"))
 
