@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.safe_files import Tree
+from esrp_report.ingest.safe_files import Tree, refuse_overwriting
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 
@@ -249,6 +249,9 @@ def build(
     _check_formats(formats)
     _output_folder(out_dir)  # before the evidence is read: a wrong -o is said at once
     manifest = sized_manifest(read_manifest(manifest_path, allow_linked_files=allow_linked_files))
+    stem = manifest_path.stem
+    outputs = [out_dir / f"{stem}.html", out_dir / f"{stem}.pdf", out_dir / f"{stem}-diagnostics.txt"]
+    refuse_overwriting(outputs, _build_inputs(manifest, manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
     jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
     with _workers(jobs) as pool:
@@ -361,6 +364,19 @@ def _build(
         result.files.insert(0, target)
         progress(f"wrote {target}")
     return result
+
+
+def _build_inputs(manifest: Manifest, manifest_path: Path) -> list[Path]:
+    """What a build reads: the manifest, the files it names and its results folders."""
+    base = manifest_path.resolve().parent
+    named = [
+        manifest.branding.logo,
+        manifest.rules_file,
+        manifest.template_override,
+        *(figure.file for figure in manifest.figures),
+    ]
+    results = [base / path for server in manifest.servers for path in server.results]
+    return [manifest_path, *(base / name for name in named if name), *results]
 
 
 def _keep_chart_series_only(server: ServerAssessment) -> ServerAssessment:
@@ -522,6 +538,10 @@ def audit_document(path: Path, *, rules_file: Path | None = None) -> AuditResult
     return audit(read_document(path), load_rules(rules_file))
 
 
+def _report_outputs(out_dir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:
+    return [out_dir / f"{stem}.{kind}" for kind in formats]
+
+
 def write_audit_report(
     result: AuditResult,
     out_dir: Path,
@@ -534,7 +554,9 @@ def write_audit_report(
 
     _check_formats(formats)
     html = render_audit_html(result, generated=generated or datetime.now(UTC))
-    return _write_report(out_dir, Path(result.source).stem + "-audit", formats, lambda _for_pdf: html)
+    stem = Path(result.source).stem + "-audit"
+    refuse_overwriting(_report_outputs(out_dir, stem, formats), [Path(result.source)])
+    return _write_report(out_dir, stem, formats, lambda _for_pdf: html)
 
 
 def _write_report(
@@ -705,8 +727,10 @@ def write_compare_report(
     formats: tuple[str, ...] = FORMATS,
     generated: datetime | None = None,
     stem: str = "compare",
+    comparison_inputs: Sequence[Path] = (),
 ) -> list[Path]:
-    """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
+    """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint); ``comparison_inputs``
+    (the runs' folders and files, the published table, the catalog) are never written over."""
     from esrp_report.render.trends_report import render_compare_html
 
     _check_formats(formats)
@@ -715,6 +739,7 @@ def write_compare_report(
     def page(for_pdf: bool) -> str:
         return render_compare_html(comparison, generated=when, for_pdf=for_pdf)
 
+    refuse_overwriting(_report_outputs(out_dir, stem, formats), comparison_inputs)
     return _write_report(out_dir, stem, formats, page)
 
 
@@ -723,4 +748,5 @@ def init_manifest(results: list[Path], out: Path) -> str:
     :func:`esrp_report.app.manifest_init.init_manifest`); its text."""
     from esrp_report.app import manifest_init
 
+    refuse_overwriting([out], results)  # with --force, an evidence file named by -o was lost
     return manifest_init.init_manifest(results, out)

@@ -664,7 +664,14 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
         else:
             comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
         written = (
-            api.write_compare_report(comparison, out, formats=_formats(formats)) if out is not None else []
+            api.write_compare_report(
+                comparison,
+                out,
+                formats=_formats(formats),
+                comparison_inputs=[*runs, *(p for p in (published, catalog) if p is not None)],
+            )
+            if out is not None
+            else []
         )
     except EsrpError as exc:
         raise _error(str(exc)) from None

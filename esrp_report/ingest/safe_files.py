@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from esrp_report.model.errors import FileTooLargeError, NotARegularFileError, UnsafeInputError
+from esrp_report.model.errors import FileTooLargeError, InputError, NotARegularFileError, UnsafeInputError
 
 # A folder name such as ``esrp`` or ``my-brand_2``: no separator, no dot first (so not ``..``).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -186,3 +187,46 @@ def read_regular_file(
             path, f"{label}is beyond the limit of {max_bytes:,} bytes", expected="a smaller file"
         )
     return data
+
+
+def _identities(paths: Iterable[Path]) -> dict[tuple[int, int], Path]:
+    """Device and inode of each file named, or found under each folder named (links not followed
+    into folders), to the path that reached it."""
+    found: dict[tuple[int, int], Path] = {}
+
+    def note(path: Path) -> None:
+        with suppress(OSError):
+            info = path.stat()
+            if stat.S_ISREG(info.st_mode):
+                found.setdefault((info.st_dev, info.st_ino), path)
+
+    for path in paths:
+        if path.is_dir():
+            for folder, _dirs, files in os.walk(path):
+                for name in files:
+                    note(Path(folder) / name)
+        else:
+            note(path)
+    return found
+
+
+def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path], *, option: str = "-o") -> None:
+    """Raise ``InputError`` before anything is written when an output is the same file as an input
+    of the command (a file named, or a file under a folder named): the same resolved path, or the
+    same device and inode (another spelling, a symbolic or a hard link). Writing would truncate the
+    input first: ``convert X.csv -o X.csv`` deleted X.csv. An output that does not exist yet cannot
+    be an input, so nothing is walked unless one exists."""
+    existing = [path for path in outputs if path.exists()]
+    if not existing:
+        return
+    known = _identities(inputs)
+    for path in existing:
+        info = path.stat()
+        same = known.get((info.st_dev, info.st_ino))
+        if same is not None:
+            also = "" if os.path.realpath(same) == os.path.realpath(path) else f" ({same})"
+            raise InputError(
+                path,
+                f"is an input of this command{also}: writing the output there would destroy it",
+                expected=f"an output that is not one of the inputs (name another with {option})",
+            )
