@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from esrp_report.ingest import evidence as ev
+from esrp_report.ingest.safe_files import Tree, refuse_overwriting
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 
@@ -238,16 +239,22 @@ def build(
     generated: datetime | None = None,
     progress: Callable[[str], None] = lambda _message: None,
     jobs: int | None = None,
+    allow_linked_files: bool = False,
 ) -> BuildResult:
     """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
 
-    ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores)."""
+    ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores).
+    ``allow_linked_files``: the manifest's files may be hard links or on another device (the
+    person running the build vouches for them; see ingest/safe_files.py)."""
     from esrp_report.analysis.sizing import sized_manifest
     from esrp_report.ingest.config.manifest import read_manifest
 
     _check_formats(formats)
     _output_folder(out_dir)  # before the evidence is read: a wrong -o is said at once
-    manifest = sized_manifest(read_manifest(manifest_path))
+    manifest = sized_manifest(read_manifest(manifest_path, allow_linked_files=allow_linked_files))
+    stem = manifest_path.stem
+    outputs = [out_dir / f"{stem}.html", out_dir / f"{stem}.pdf", out_dir / f"{stem}-diagnostics.txt"]
+    refuse_overwriting(outputs, _build_inputs(manifest, manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
     jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
     with _workers(jobs) as pool:
@@ -288,8 +295,9 @@ def _build(
     from esrp_report.render.pdf import PdfJoiner, render_part
 
     base = Path(manifest.path).resolve().parent
+    tree = Tree(base, manifest.linked_files_allowed)
     rules_file = base / manifest.rules_file if manifest.rules_file else None
-    rules = load_rules(rules_file, loosen=manifest.rules_loosen)
+    rules = load_rules(rules_file, loosen=manifest.rules_loosen, tree=tree)
     when = generated or datetime.now(UTC)
     solution = Solution(Path(manifest.path).stem)
     labels: dict[str, str] = {}
@@ -303,7 +311,7 @@ def _build(
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
             part = _early_appendix(manifest, servers, rules, labels, when)
-            early[part.anchor] = (part, pool.submit(render_part, _part_job(part, base)))
+            early[part.anchor] = (part, pool.submit(render_part, _part_job(part, tree)))
     progress(f"read the evidence of {len(solution.servers)} machines")
     stated = refuse_unexplained_differences(manifest, solution, labels)
     assessment = combine(solution.name, servers, [*solution.problems, *loosened_problems(rules)])
@@ -330,14 +338,15 @@ def _build(
             if guess is not None and part.anchor not in waiting and _same_part(guess[0], part):
                 pending.append(guess[1])
             elif pool is not None:
-                pending.append(pool.submit(render_part, _part_job(part, base)))
+                pending.append(pool.submit(render_part, _part_job(part, tree)))
     # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
     screen = render_html(doc, generated=when, plan=plan, drawn=None) if "html" in formats else None
     if "pdf" in formats:
         joiner = PdfJoiner()
         for i, part in enumerate(parts):
             # Joined in order as they come, while the later pieces are still being laid out.
-            piece = pending[i].result() if pool is not None else render_part(_part_job(part, base))
+            piece = pending[i].result() if pool is not None else render_part(_part_job(part, tree))
+            _refuse_undrawn_images(piece.failed_images, doc)
             joiner.add(piece)
             drawn.update(piece.drawn)
             result.refused += piece.refused
@@ -359,6 +368,19 @@ def _build(
         result.files.insert(0, target)
         progress(f"wrote {target}")
     return result
+
+
+def _build_inputs(manifest: Manifest, manifest_path: Path) -> list[Path]:
+    """What a build reads: the manifest, the files it names and its results folders."""
+    base = manifest_path.resolve().parent
+    named = [
+        manifest.branding.logo,
+        manifest.rules_file,
+        manifest.template_override,
+        *(figure.file for figure in manifest.figures),
+    ]
+    results = [base / path for server in manifest.servers for path in server.results]
+    return [manifest_path, *(base / name for name in named if name), *results]
 
 
 def _keep_chart_series_only(server: ServerAssessment) -> ServerAssessment:
@@ -385,11 +407,35 @@ def _check_formats(formats: tuple[str, ...]) -> None:
         raise EsrpError(f"unknown output format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
 
 
-def _part_job(part: PrintPart, base: Path) -> PartJob:
+def _part_job(part: PrintPart, tree: Tree) -> PartJob:
     from esrp_report.render.html import TEMPLATES
     from esrp_report.render.pdf import PartJob
 
-    return PartJob(part.html, part.charts, [base, TEMPLATES], base)
+    return PartJob(part.html, part.charts, [tree.root, TEMPLATES], tree.root, tree)
+
+
+def _refuse_undrawn_images(failed: list[tuple[str, str]], doc: Document) -> None:
+    """A figure the PDF engine could not load or draw would be a silent gap in the published PDF:
+    the build stops (exit 2) naming it, before the PDF is written. Figures and the logo are
+    embedded as data: URLs, so the URL says which one it was."""
+    if not failed:
+        return
+    from esrp_report.render.html import _data_uri, figure_source
+
+    url, why = failed[0]
+    base = Path(doc.manifest.path).resolve().parent
+    names = {figure_source(f): (base / f.file, f"the figure {f.caption!r}") for f in doc.manifest.figures}
+    logo = doc.manifest.branding.logo
+    if logo and url.startswith("data:") and url not in names:
+        with suppress(InputError):  # changed since it was embedded: then not the one the URL names
+            names[_data_uri(base / logo, within=base, links_allowed=True)] = (base / logo, "[branding] logo")
+    shown = url if len(url) <= 80 else url[:77] + "..."
+    path, what = names.get(url, (Path(doc.manifest.path), f"an image of a template ({shown})"))
+    raise InputError(
+        path,
+        f"{what} cannot be drawn in the PDF: {why}",
+        expected="an image the PDF engine can draw (open it in a browser; simplify it or give a PNG)",
+    )
 
 
 def _early_appendix(
@@ -496,6 +542,10 @@ def audit_document(path: Path, *, rules_file: Path | None = None, loosen: str | 
     return audit(read_document(path), load_rules(rules_file, loosen=loosen))
 
 
+def _report_outputs(out_dir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:
+    return [out_dir / f"{stem}.{kind}" for kind in formats]
+
+
 def write_audit_report(
     result: AuditResult,
     out_dir: Path,
@@ -508,7 +558,9 @@ def write_audit_report(
 
     _check_formats(formats)
     html = render_audit_html(result, generated=generated or datetime.now(UTC))
-    return _write_report(out_dir, Path(result.source).stem + "-audit", formats, lambda _for_pdf: html)
+    stem = Path(result.source).stem + "-audit"
+    refuse_overwriting(_report_outputs(out_dir, stem, formats), [Path(result.source)])
+    return _write_report(out_dir, stem, formats, lambda _for_pdf: html)
 
 
 def _write_report(
@@ -679,8 +731,10 @@ def write_compare_report(
     formats: tuple[str, ...] = FORMATS,
     generated: datetime | None = None,
     stem: str = "compare",
+    comparison_inputs: Sequence[Path] = (),
 ) -> list[Path]:
-    """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint)."""
+    """The comparison as a self-contained HTML page and/or a PDF (WeasyPrint); ``comparison_inputs``
+    (the runs' folders and files, the published table, the catalog) are never written over."""
     from esrp_report.render.trends_report import render_compare_html
 
     _check_formats(formats)
@@ -689,6 +743,7 @@ def write_compare_report(
     def page(for_pdf: bool) -> str:
         return render_compare_html(comparison, generated=when, for_pdf=for_pdf)
 
+    refuse_overwriting(_report_outputs(out_dir, stem, formats), comparison_inputs)
     return _write_report(out_dir, stem, formats, page)
 
 
@@ -697,4 +752,5 @@ def init_manifest(results: list[Path], out: Path) -> str:
     :func:`esrp_report.app.manifest_init.init_manifest`); its text."""
     from esrp_report.app import manifest_init
 
+    refuse_overwriting([out], results)  # with --force, an evidence file named by -o was lost
     return manifest_init.init_manifest(results, out)

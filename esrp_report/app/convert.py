@@ -47,6 +47,7 @@ import pyarrow.parquet as pq
 from esrp_report.ingest import formats
 from esrp_report.ingest.guards import printable, require_regular_file
 from esrp_report.ingest.perfmon import blg, counter_csv
+from esrp_report.ingest.safe_files import refuse_overwriting
 from esrp_report.model import Problem
 from esrp_report.model.errors import InputError, UnsupportedFormatError
 
@@ -106,6 +107,7 @@ def convert(
         # Checked before reading: a missing folder would otherwise surface as an OSError halfway.
         raise InputError(output, "the folder to write into does not exist", expected=f"a folder {folder}")
     require_regular_file(source)  # a FIFO would block the first open forever
+    refuse_overwriting([output], [source])  # the writer truncates its file before the reader starts
     found = formats.detect(source)  # the detector every command uses: one answer per file
     if found is formats.BLG:
         return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))

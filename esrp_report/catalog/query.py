@@ -12,6 +12,7 @@ import duckdb
 import polars as pl
 
 from esrp_report.catalog.store import SERIES, Catalog, CatalogError, make_folder
+from esrp_report.ingest.safe_files import refuse_overwriting
 from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
 
 LIST_COLUMNS = (
@@ -178,14 +179,19 @@ _QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType
 
 
 def export(catalog: Catalog, out_dir: Path) -> list[Path]:
-    """Every table as a Parquet file, and the counter series as they are stored."""
+    """Every table as a Parquet file, and the counter series as they are stored. The catalog's own
+    files are never written over (an export into the catalog's folder would copy its series onto
+    themselves)."""
+    series = catalog.root / SERIES
+    copies = [out_dir / SERIES / path.relative_to(series) for path in series.rglob("*")]
+    targets = [out_dir / f"{table}.parquet" for table in EXPORT_TABLES]
+    refuse_overwriting([*targets, *copies], [catalog.root], option="--parquet")
     make_folder(out_dir, "the export folder", "--parquet")
     written = []
     for table in EXPORT_TABLES:
         target = out_dir / f"{table}.parquet"
         catalog.frame(f"SELECT * FROM {table}").write_parquet(target)
         written.append(target)
-    series = catalog.root / SERIES
     if series.exists():
         shutil.copytree(series, out_dir / SERIES, dirs_exist_ok=True)
         written.append(out_dir / SERIES)

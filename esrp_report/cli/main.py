@@ -168,7 +168,7 @@ def check(
 
 
 @app.command()
-def build(
+def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     manifest: Annotated[Path, typer.Argument(help="The solution manifest (TOML).")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the HTML and PDF.")] = Path("out"),
     formats: Annotated[str, typer.Option("--format", help="Comma-separated: html, pdf.")] = "html,pdf",
@@ -179,6 +179,14 @@ def build(
         int | None,
         typer.Option("-j", "--jobs", min=1, help="Processes for the PDF and charts (default: all cores)."),
     ] = None,
+    allow_linked_files: Annotated[
+        bool,
+        typer.Option(
+            "--allow-linked-files",
+            help="Read the manifest's files even when they are hard links or on another device "
+            "(only for a manifest folder you trust).",
+        ),
+    ] = False,
 ) -> None:
     """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
 
@@ -191,7 +199,14 @@ def build(
     console = _console()
     try:
         with console.status("building", spinner="dots") as status:
-            result = api.build(manifest, out, formats=_formats(formats), progress=status.update, jobs=jobs)
+            result = api.build(
+                manifest,
+                out,
+                formats=_formats(formats),
+                progress=status.update,
+                jobs=jobs,
+                allow_linked_files=allow_linked_files,
+            )
     except EsrpError as exc:
         raise _error(str(exc)) from None
     doc = result.document
@@ -661,7 +676,14 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
         else:
             comparison = api.compare_paths(runs, baseline=baseline, published=published, table=table)
         written = (
-            api.write_compare_report(comparison, out, formats=_formats(formats)) if out is not None else []
+            api.write_compare_report(
+                comparison,
+                out,
+                formats=_formats(formats),
+                comparison_inputs=[*runs, *(p for p in (published, catalog) if p is not None)],
+            )
+            if out is not None
+            else []
         )
     except EsrpError as exc:
         raise _error(str(exc)) from None

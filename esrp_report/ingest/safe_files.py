@@ -4,7 +4,13 @@ A manifest comes from someone else. The files it brings (logo, rules, sizing spe
 templates, and whatever their CSS points at) may be symbolic links to the reader's secrets, or a
 FIFO that blocks ``open`` forever, or a device. Every such file is therefore resolved (all links
 followed) and must lie inside the folders allowed for it, and it is ``stat``-ed before it is
-opened: anything but a regular file is refused unopened. See docs/security.md.
+opened: anything but a regular file is refused unopened.
+
+A name inside the folder is not enough: a hard link in the manifest's folder to a file elsewhere
+resolves inside the folder but is that other file. A file of the manifest's folder (its ``Tree``)
+must therefore be its only name (one hard link) and lie on the folder's own device (not a file
+system mounted into it), unless the person running the build allowed linked files. See
+docs/security.md.
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from esrp_report.model.errors import NotARegularFileError, UnsafeInputError
+from esrp_report.model.errors import FileTooLargeError, InputError, NotARegularFileError, UnsafeInputError
 
 # A folder name such as ``esrp`` or ``my-brand_2``: no separator, no dot first (so not ``..``).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -82,11 +90,55 @@ def outside(path: str | Path, roots: Sequence[Path]) -> Path | None:
     return real
 
 
-def read_regular_file(path: str | Path, *, within: Sequence[Path] | None = None, what: str = "") -> bytes:
+@dataclass(frozen=True)
+class Tree:
+    """The manifest's folder, whose files are judged by what they are as well as by their name:
+    each must have one hard link and lie on the folder's device. ``links_allowed`` is the
+    build's ``--allow-linked-files`` (the person running it vouches for the files; a manifest
+    cannot say so for itself)."""
+
+    root: Path
+    links_allowed: bool = False
+
+
+def identity_problem(found: os.stat_result, tree: Tree) -> str | None:
+    """Why a file of ``tree``, as ``fstat`` found it, may be some other file than its name says, or
+    ``None``: more than one hard link (the same file is also elsewhere, possibly outside the
+    tree), or a device other than the tree's (a file system mounted inside it)."""
+    if tree.links_allowed:
+        return None
+    if found.st_nlink > 1:
+        return (
+            f"has {found.st_nlink} hard links: it is also a file elsewhere, perhaps outside "
+            f"{tree.root} (copy it instead, or build with --allow-linked-files)"
+        )
+    try:
+        device = tree.root.stat().st_dev
+    except OSError as exc:
+        return f"cannot be judged: the folder {tree.root} cannot be examined ({exc.strerror or exc})"
+    if found.st_dev != device:
+        return (
+            f"lies on another device than {tree.root} (a file system mounted inside it), "
+            "so it is not a file of the folder (build with --allow-linked-files to read it)"
+        )
+    return None
+
+
+def read_regular_file(
+    path: str | Path,
+    *,
+    within: Sequence[Path] | None = None,
+    what: str = "",
+    tree: Tree | None = None,
+    max_bytes: int | None = None,
+) -> bytes:
     """The bytes of ``path``, which must resolve to a regular file inside one of ``within`` (when
     given). ``what`` says what the file is for (``[branding] logo``, ``template 'x.html'``) in an
-    error. Raises ``UnsafeInputError`` for a file outside the allowed folders and
-    ``NotARegularFileError`` for a missing file, a folder, FIFO, device or socket."""
+    error. A file resolving inside ``tree`` must also pass ``identity_problem``; past ``max_bytes``
+    the read stops and the file is refused (a 200 MB file is never held whole). Raises
+    ``UnsafeInputError`` for a file outside the allowed folders, a hard link or another device,
+    ``NotARegularFileError`` for a missing file, a folder, FIFO, device or socket, and
+    ``FileTooLargeError`` past ``max_bytes``."""
     label = f"{what} " if what else ""
     if within is not None:
         real = outside(path, within)
@@ -100,6 +152,11 @@ def read_regular_file(path: str | Path, *, within: Sequence[Path] | None = None,
     problem = kind_problem(real_path)
     if problem is not None:
         raise NotARegularFileError(path, f"{label}{problem}", expected="a regular file")
+    try:
+        named = Path(real_path).stat()
+    except OSError as exc:
+        raise NotARegularFileError(path, f"{label}cannot be examined: {exc.strerror or exc}") from exc
+    judged = tree is not None and outside(real_path, [tree.root]) is None
     # Checked again on the open descriptor: the path may have been swapped since. O_NONBLOCK keeps
     # a FIFO put there in between from blocking the open; O_NOFOLLOW refuses a link put there.
     flags = os.O_RDONLY
@@ -110,10 +167,66 @@ def read_regular_file(path: str | Path, *, within: Sequence[Path] | None = None,
     except OSError as exc:
         raise NotARegularFileError(path, f"{label}cannot be read: {exc.strerror or exc}") from exc
     with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotARegularFileError(path, f"{label}is {kind_of(mode)}, not a regular file")
+        found = os.fstat(handle.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            raise NotARegularFileError(path, f"{label}is {kind_of(found.st_mode)}, not a regular file")
+        if (found.st_dev, found.st_ino) != (named.st_dev, named.st_ino):
+            raise UnsafeInputError(path, f"{label}was replaced by another file while it was being opened")
+        if judged and tree is not None:
+            problem = identity_problem(found, tree)
+            if problem is not None:
+                raise UnsafeInputError(
+                    path, f"{label}{problem}", expected="a file of its own inside the folder"
+                )
         try:
-            return handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
         except OSError as exc:
             raise NotARegularFileError(path, f"{label}cannot be read: {exc.strerror or exc}") from exc
+    if max_bytes is not None and len(data) > max_bytes:
+        raise FileTooLargeError(
+            path, f"{label}is beyond the limit of {max_bytes:,} bytes", expected="a smaller file"
+        )
+    return data
+
+
+def _identities(paths: Iterable[Path]) -> dict[tuple[int, int], Path]:
+    """Device and inode of each file named, or found under each folder named (links not followed
+    into folders), to the path that reached it."""
+    found: dict[tuple[int, int], Path] = {}
+
+    def note(path: Path) -> None:
+        with suppress(OSError):
+            info = path.stat()
+            if stat.S_ISREG(info.st_mode):
+                found.setdefault((info.st_dev, info.st_ino), path)
+
+    for path in paths:
+        if path.is_dir():
+            for folder, _dirs, files in os.walk(path):
+                for name in files:
+                    note(Path(folder) / name)
+        else:
+            note(path)
+    return found
+
+
+def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path], *, option: str = "-o") -> None:
+    """Raise ``InputError`` before anything is written when an output is the same file as an input
+    of the command (a file named, or a file under a folder named): the same resolved path, or the
+    same device and inode (another spelling, a symbolic or a hard link). Writing would truncate the
+    input first: ``convert X.csv -o X.csv`` deleted X.csv. An output that does not exist yet cannot
+    be an input, so nothing is walked unless one exists."""
+    existing = [path for path in outputs if path.exists()]
+    if not existing:
+        return
+    known = _identities(inputs)
+    for path in existing:
+        info = path.stat()
+        same = known.get((info.st_dev, info.st_ino))
+        if same is not None:
+            also = "" if os.path.realpath(same) == os.path.realpath(path) else f" ({same})"
+            raise InputError(
+                path,
+                f"is an input of this command{also}: writing the output there would destroy it",
+                expected=f"an output that is not one of the inputs (name another with {option})",
+            )

@@ -74,6 +74,10 @@ class NotARegularFileError(InputError):
     """A file the tool must read is missing, or is a folder, FIFO, device or socket (never opened)."""
 
 
+class FileTooLargeError(InputError):
+    """A file is beyond the size limit for what it is for; reading stopped at the limit."""
+
+
 class TemplateError(InputError):
     """A template cannot be used: a name that leaves the template folders, a file read from outside
     them, a syntax error, or a template asking for something unsafe or undefined."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import mimetypes
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +29,9 @@ from esrp_report import __version__
 from esrp_report import model as m
 from esrp_report.analysis import metrics
 from esrp_report.analysis.rules import Status
+from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.ingest.safe_files import (
+    Tree,
     is_plain_name,
     kind_problem,
     outside,
@@ -96,8 +97,9 @@ class ConfinedLoader(jinja2.BaseLoader):
     found must resolve inside one of the folders and be a regular file, checked before it is
     opened. A refusal is a ``TemplateError`` naming the file and the reason."""
 
-    def __init__(self, folders: Sequence[Path]) -> None:
+    def __init__(self, folders: Sequence[Path], tree: Tree | None = None) -> None:
         self.folders = [Path(os.path.realpath(folder)) for folder in folders]
+        self.tree = tree  # the manifest's folder: a template there must be its own file
 
     def get_source(
         self, environment: jinja2.Environment, template: str
@@ -118,7 +120,9 @@ class ConfinedLoader(jinja2.BaseLoader):
             if not os.path.lexists(candidate):
                 continue
             try:
-                data = read_regular_file(candidate, within=self.folders, what=f"template {template!r}")
+                data = read_regular_file(
+                    candidate, within=self.folders, what=f"template {template!r}", tree=self.tree
+                )
             except InputError as exc:
                 raise TemplateError(exc.path, exc.detail, expected=exc.expected) from None
             try:
@@ -205,10 +209,11 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
 
-def environment(override: Path | None, name: str) -> BoundedSandbox:
+def environment(override: Path | None, name: str, tree: Tree | None = None) -> BoundedSandbox:
     """A sandboxed Jinja2 environment for the named template folder (the override folder searched first), with
-    the project's filters. Raises TemplateError for a name that is no plain folder name, a missing template
-    folder or an override that is no folder."""
+    the project's filters. ``tree`` is the manifest's folder, whose templates are judged by what
+    they are (safe_files.identity_problem). Raises TemplateError for a name that is no plain folder
+    name, a missing template folder or an override that is no folder."""
     # A plain name, or ``TEMPLATES / "/"`` would be the root folder and every file on the machine
     # a template.
     if not is_plain_name(name):
@@ -230,7 +235,7 @@ def environment(override: Path | None, name: str) -> BoundedSandbox:
     # Sandboxed: an override template comes from whoever wrote the manifest, and a plain
     # environment lets a template reach Python internals (and the os module) through attributes.
     env = BoundedSandbox(
-        loader=ConfinedLoader(folders),
+        loader=ConfinedLoader(folders, tree),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -254,11 +259,11 @@ def environment(override: Path | None, name: str) -> BoundedSandbox:
 
 
 @functools.lru_cache(maxsize=8)
-def _shared_environment(override: Path | None, name: str) -> BoundedSandbox:
+def _shared_environment(override: Path | None, name: str, tree: Tree | None) -> BoundedSandbox:
     """One environment per template folder for this module's renders: a build renders a dozen
     pages from the same templates, and compiling them again for each took about half the
     rendering time. Jinja2 still reloads a template whose file changed."""
-    return environment(override, name)
+    return environment(override, name, tree)
 
 
 def css_string(text: str) -> str:
@@ -349,13 +354,14 @@ def figure_source(figure: m.VendorFigure) -> str:
     return f"data:{figure.media_type};base64,{base64.b64encode(figure.data).decode('ascii')}"
 
 
-def _data_uri(path: Path, *, within: Path) -> str:
-    """The logo as a ``data:`` URL; it must be a regular file resolving inside ``within``."""
-    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    if kind not in ("image/svg+xml", "image/png", "image/jpeg", "image/gif"):
-        raise TemplateError(path, "a logo must be SVG, PNG, JPEG or GIF", found=kind)
-    data = read_regular_file(path, within=[within], what="[branding] logo")
-    return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
+def _data_uri(path: Path, *, within: Path, links_allowed: bool = False) -> str:
+    """The logo as a ``data:`` URL, read and judged again by the figures' function (the manifest
+    reader judged it too, but the file may have changed since)."""
+    try:
+        logo = read_image(path, within=within, what="[branding] logo", links_allowed=links_allowed)
+    except ImageError as exc:
+        raise TemplateError(exc.path, exc.detail, location=exc.location, expected=exc.expected) from None
+    return f"data:{logo.media_type};base64,{base64.b64encode(logo.data).decode('ascii')}"
 
 
 @dataclass
@@ -571,9 +577,10 @@ def _render(
 ) -> str:
     manifest_dir = Path(doc.manifest.path).resolve().parent
     override = _override_folder(manifest_dir, doc.manifest.template_override)
-    env = _shared_environment(override, doc.manifest.template)
+    allowed = doc.manifest.linked_files_allowed
+    env = _shared_environment(override, doc.manifest.template, Tree(manifest_dir, allowed))
     logo = (
-        _data_uri(manifest_dir / doc.manifest.branding.logo, within=manifest_dir)
+        _data_uri(manifest_dir / doc.manifest.branding.logo, within=manifest_dir, links_allowed=allowed)
         if doc.manifest.branding.logo
         else None
     )

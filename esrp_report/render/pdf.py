@@ -4,12 +4,19 @@ The HTML is self-contained, so a normal build fetches only ``data:`` URLs. Anyth
 template or a manifest might name (``file:///etc/passwd``, ``http://...``) is refused and
 recorded, never read. A ``file:`` URL is read by the fetcher itself, not by urllib: the path is
 resolved and must be a regular file inside an allowed folder (a link out, a folder, a FIFO that
-would block the layout forever, a device: refused unopened).
+would block the layout forever, a device: refused unopened), and a file of the manifest's folder
+must be that folder's own (one hard link, the folder's device: safe_files.identity_problem). This
+is where every resource of the PDF passes, attachments (``<a rel=attachment>``) included.
+
+An image WeasyPrint cannot load or draw is logged by it and left out of the page; that log is
+caught here (``PdfResult.failed_images``) so that the build can refuse a document with a gap
+instead of publishing it.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import mimetypes
 import re
 import warnings
@@ -19,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.ingest.safe_files import Tree, read_regular_file
 from esrp_report.model.errors import InputError
 
 # The id prefix of the table of contents' page-number slots, one per server: each server's
@@ -54,11 +61,40 @@ class PdfResult:
     refused: list[str] = field(default_factory=list)  # URLs the fetcher would not read
     warnings: list[str] = field(default_factory=list)  # WeasyPrint warnings, shown to the user
     slots: dict[str, TextSlot] = field(default_factory=dict)
+    # Images (by URL, with WeasyPrint's reason) it could not load or draw, beyond those refused.
+    failed_images: list[tuple[str, str]] = field(default_factory=list)
 
 
-def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = None) -> PdfResult:
+# WeasyPrint's log lines for an image it leaves out (weasyprint/images.py): the URL is the first
+# argument of each.
+_LOAD_FAILED = "Failed to load image at %r: %s"
+_DRAW_FAILED = "Failed to render SVG image %s"
+
+
+class _ImageFailures(logging.Handler):
+    """Collects WeasyPrint's log records of images it could not load or draw."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.failed: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if record.msg == _LOAD_FAILED and len(args) == 2:
+            error = args[1]
+            # WeasyPrint's ImageLoadingError is often empty; what went wrong is its cause.
+            reason = str(error) or str(getattr(error, "__cause__", None) or "") or type(error).__name__
+            self.failed.append((str(args[0]), f"it could not be loaded: {reason}"))
+        elif record.msg == _DRAW_FAILED and args:
+            self.failed.append((str(args[0]), "the PDF engine failed while drawing it"))
+
+
+def render_pdf(
+    html: str, *, allowed_roots: list[Path], base_url: Path | None = None, tree: Tree | None = None
+) -> PdfResult:
     """Lay out HTML as a PDF with WeasyPrint. Only data: URLs and regular files inside ``allowed_roots`` are
-    fetched; every other URL is refused and listed, not read."""
+    fetched (a file inside ``tree`` only when it is that folder's own); every other URL is
+    refused and listed, not read. Images that fail to load or draw are listed in the result."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         from weasyprint import HTML  # noqa: PLC0415 - imports Pango; keep `esrp-report check` light
@@ -74,7 +110,7 @@ def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = 
             if parts.scheme == "file" and not parts.netloc and allowed_roots:
                 path = Path(unquote(parts.path))
                 try:
-                    data = read_regular_file(path, within=allowed_roots)
+                    data = read_regular_file(path, within=allowed_roots, tree=tree)
                 except InputError:
                     pass  # outside the allowed folders, missing, or not a regular file
                 else:
@@ -83,17 +119,30 @@ def render_pdf(html: str, *, allowed_roots: list[Path], base_url: Path | None = 
             refused.append(url)
             raise ValueError(f"esrp-report refuses to fetch {url}")
 
-    with warnings.catch_warnings(record=True) as rendering:
-        warnings.simplefilter("always")
-        document = HTML(
-            string=html,
-            base_url=str(base_url) + "/" if base_url else None,
-            url_fetcher=RestrictedFetcher(allowed_protocols=("data", "file")),
-        ).render()
-        pdf = document.write_pdf()
+    failures = _ImageFailures()
+    weasyprint_log = logging.getLogger("weasyprint")
+    weasyprint_log.addHandler(failures)
+    try:
+        with warnings.catch_warnings(record=True) as rendering:
+            warnings.simplefilter("always")
+            document = HTML(
+                string=html,
+                base_url=str(base_url) + "/" if base_url else None,
+                url_fetcher=RestrictedFetcher(allowed_protocols=("data", "file")),
+            ).render()
+            pdf = document.write_pdf()
+    finally:
+        weasyprint_log.removeHandler(failures)
     notes = sorted({str(w.message) for w in [*caught, *rendering]})
+    # A refused URL is already listed as refused; what is left failed in WeasyPrint itself.
+    failed = [(url, why) for url, why in dict(failures.failed).items() if url not in refused]
     return PdfResult(
-        pdf=pdf, pages=len(document.pages), refused=refused, warnings=notes, slots=_text_slots(document)
+        pdf=pdf,
+        pages=len(document.pages),
+        refused=refused,
+        warnings=notes,
+        slots=_text_slots(document),
+        failed_images=failed,
     )
 
 
@@ -149,6 +198,7 @@ class PartJob:
     charts: list[Any]  # ChartSpec
     allowed_roots: list[Path]
     base_url: Path | None
+    tree: Tree | None = None  # the manifest's folder, whose files must be its own
 
 
 @dataclass
@@ -162,6 +212,7 @@ class PartResult:
     refused: list[str]
     warnings: list[str]
     slots: dict[str, TextSlot] = field(default_factory=dict)
+    failed_images: list[tuple[str, str]] = field(default_factory=list)  # URL, why
 
 
 def render_part(job: PartJob) -> PartResult:
@@ -171,9 +222,14 @@ def render_part(job: PartJob) -> PartResult:
 
     drawn = {spec.key: draw(spec) for spec in job.charts}
     result = render_pdf(
-        fill_charts(job.html, drawn, for_pdf=True), allowed_roots=job.allowed_roots, base_url=job.base_url
+        fill_charts(job.html, drawn, for_pdf=True),
+        allowed_roots=job.allowed_roots,
+        base_url=job.base_url,
+        tree=job.tree,
     )
-    return PartResult(result.pdf, result.pages, drawn, result.refused, result.warnings, result.slots)
+    return PartResult(
+        result.pdf, result.pages, drawn, result.refused, result.warnings, result.slots, result.failed_images
+    )
 
 
 def warm_up() -> None:

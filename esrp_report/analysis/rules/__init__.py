@@ -19,7 +19,7 @@ from typing import Any
 
 from esrp_report import model as m
 from esrp_report.analysis.compare import instance_key
-from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.ingest.safe_files import Tree, read_regular_file
 from esrp_report.model import Generation, Run, TableKind, TestKind
 from esrp_report.model.errors import InputError, RulesError
 
@@ -257,16 +257,19 @@ def _limit_text(limit: Threshold, unit: str) -> str:
     return "the target" if limit == "target" else f"{float(limit):g} {unit}".strip()
 
 
-def load_rules(override: str | Path | None = None, *, loosen: str | None = None) -> list[Rule]:
+def load_rules(
+    override: str | Path | None = None, *, loosen: str | None = None, tree: Tree | None = None
+) -> list[Rule]:
     """The built-in rules, optionally overridden by a user's TOML file. A file that makes any rule
     more lenient than Microsoft's is refused unless ``loosen`` gives the reason; the loosened rules
-    then say how, and why (``Rule.loosened``), for every report to show."""
+    then say how, and why (``Rule.loosened``), for every report to show. ``tree``: the manifest's
+    folder, when a manifest names the file (its identity is judged)."""
     rules = _built_in()
     if override is None:
         return list(rules.values())
     # A regular file only, judged before it is opened: a FIFO given as rules would block.
     try:
-        user_text = read_regular_file(override, what="rules file").decode("utf-8")
+        user_text = read_regular_file(override, what="rules file", tree=tree).decode("utf-8")
     except InputError as exc:
         raise RulesError(f"{override}: {exc.detail}") from None
     except UnicodeDecodeError as exc:

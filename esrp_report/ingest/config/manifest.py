@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from esrp_report.ingest.config.images import MAX_IMAGES_BYTES, ImageError, read_image
 from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
-from esrp_report.ingest.safe_files import is_plain_name, kind_problem, read_regular_file
+from esrp_report.ingest.safe_files import Tree, is_plain_name, kind_problem, read_regular_file
 from esrp_report.model import (
     SECTION_KEYS,
     SECTION_SLOTS,
@@ -31,7 +31,7 @@ from esrp_report.model import (
     VendorFigure,
     VendorSection,
 )
-from esrp_report.model.errors import InputError
+from esrp_report.model.errors import FileTooLargeError, InputError
 from esrp_report.model.server_facts import fact_rows, fact_specs
 from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
 
@@ -66,8 +66,9 @@ class ManifestError(InputError):
 
 
 class _Reader:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, links_allowed: bool = False) -> None:
         self.path = path
+        self.tree = Tree(path.parent.resolve(), links_allowed)
 
     def fail(self, where: str, message: str, expected: str | None = None) -> ManifestError:
         return ManifestError(self.path, message, location=where, expected=expected)
@@ -202,9 +203,12 @@ def _positive(value: float) -> bool:
     return value > 0
 
 
-def read_manifest(path: Path) -> Manifest:
+def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
     """Read a solution manifest (TOML). Raises ManifestError, naming the key and what was expected, for a file
-    that is not UTF-8 TOML or a key that is missing, unknown or of the wrong type."""
+    that is not UTF-8 TOML or a key that is missing, unknown or of the wrong type.
+
+    ``allow_linked_files``: the files the manifest names may be hard links or on another device
+    (``build --allow-linked-files``; see ingest/safe_files.py)."""
     try:
         raw = read_regular_file(path, what="manifest")
     except InputError as exc:
@@ -217,7 +221,7 @@ def read_manifest(path: Path) -> Manifest:
         raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
-    r = _Reader(path)
+    r = _Reader(path, links_allowed=allow_linked_files)
     r.known(
         data,
         "top level",
@@ -342,8 +346,10 @@ def read_manifest(path: Path) -> Manifest:
     brand = r.table(data, "branding", required=False)
     r.known(brand, "[branding]", set(Branding.__dataclass_fields__))
     logo = r.optional(brand, "[branding]", "logo", str)
+    if logo:
+        _check_logo(r, r.local_path("[branding] logo", logo))
     branding = Branding(
-        logo=r.local_path("[branding] logo", logo) if logo else None,
+        logo=logo,
         primary_colour=r.get(
             brand,
             "[branding]",
@@ -408,6 +414,7 @@ def read_manifest(path: Path) -> Manifest:
             )
         },
         vendor_sections=vendor_sections,
+        linked_files_allowed=allow_linked_files,
         figures=figures,
         appendix_servers=appendix_servers,
     )
@@ -505,7 +512,9 @@ def _read_vendor_content(
         image_id = _figure_id(r, where, item, file, {f.anchor for f in figures})
         relative = r.local_path(f"{where} file", file)
         try:
-            image = read_image(folder / relative, within=folder, what=f"{where} file")
+            image = read_image(
+                folder / relative, within=folder, what=f"{where} file", links_allowed=r.tree.links_allowed
+            )
         except ImageError as exc:
             raise ManifestError(exc.path, exc.detail, location=exc.location, expected=exc.expected) from None
         total += len(image.data)
@@ -581,6 +590,16 @@ def _refuse_cycles(r: _Reader, sections: list[VendorSection]) -> None:
             at = after[at]
 
 
+def _check_logo(r: _Reader, relative: str) -> None:
+    """The logo is judged like a figure, now, before the evidence is read (the renderer judges it
+    again when it embeds it: the file may have changed since)."""
+    try:
+        root, allowed = r.tree.root, r.tree.links_allowed
+        read_image(root / relative, within=root, what="[branding] logo", links_allowed=allowed)
+    except ImageError as exc:
+        raise ManifestError(exc.path, exc.detail, location=exc.location, expected=exc.expected) from None
+
+
 def _markdown_file(r: _Reader, where: str, file: str) -> str:
     """A section's Markdown from a .md file inside the manifest's folder."""
     if not file.lower().endswith((".md", ".markdown", ".txt")):
@@ -588,10 +607,14 @@ def _markdown_file(r: _Reader, where: str, file: str) -> str:
     relative = r.local_path(where, file)
     folder = r.path.parent.resolve()
     path = folder / relative
-    if path.stat().st_size > MAX_SECTION_FILE_BYTES:
-        raise r.fail(where, f"{file!r} is beyond {MAX_SECTION_FILE_BYTES:,} bytes", expected="a shorter text")
     try:
-        raw = read_regular_file(path, within=[folder], what=where)
+        raw = read_regular_file(
+            path, within=[folder], what=where, tree=r.tree, max_bytes=MAX_SECTION_FILE_BYTES
+        )
+    except FileTooLargeError:
+        raise r.fail(
+            where, f"{file!r} is beyond {MAX_SECTION_FILE_BYTES:,} bytes", expected="a shorter text"
+        ) from None
     except InputError as exc:
         raise ManifestError(exc.path, exc.detail, expected=exc.expected) from None
     try:
@@ -637,7 +660,11 @@ def _read_sizing(r: _Reader, data: dict[str, Any]) -> SizingSpec | None:
         return None
     table = r.table(data, "sizing")
     spec_file = r.optional(table, "[sizing]", "spec", str)
-    base = load_sizing_spec(r.path.parent / r.local_path("[sizing] spec", spec_file)) if spec_file else None
+    base = (
+        load_sizing_spec(r.path.parent / r.local_path("[sizing] spec", spec_file), tree=r.tree)
+        if spec_file
+        else None
+    )
     return spec_from_table(table, source=r.path, where="[sizing]", base=base, other_keys={"spec"})
 
 

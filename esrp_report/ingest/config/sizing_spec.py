@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest.safe_files import read_regular_file
+from esrp_report.ingest.safe_files import Tree, read_regular_file
 from esrp_report.model.errors import InputError
 from esrp_report.model.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 
@@ -27,10 +27,11 @@ class SizingSpecError(InputError):
     """A sizing spec file that cannot be read or holds a key or value the sizing model does not take."""
 
 
-def load_sizing_spec(path: Path, *, base: SizingSpec | None = None) -> SizingSpec:
-    """A spec file: its keys at the top level; keys it leaves out keep ``base`` (default: the paper's)."""
+def load_sizing_spec(path: Path, *, base: SizingSpec | None = None, tree: Tree | None = None) -> SizingSpec:
+    """A spec file: its keys at the top level; keys it leaves out keep ``base`` (default: the paper's).
+    ``tree``: the manifest's folder, when a manifest names the file (its identity is judged)."""
     try:
-        raw = read_regular_file(path, what="sizing spec")  # judged before opening: never a FIFO
+        raw = read_regular_file(path, what="sizing spec", tree=tree)  # judged before opening: never a FIFO
     except InputError as exc:
         raise SizingSpecError(path, exc.detail, expected=exc.expected) from None
     try:
