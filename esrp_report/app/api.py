@@ -8,6 +8,7 @@ the Parquet converter, the audit, the sizing) is imported inside them: `esrp-rep
 from __future__ import annotations
 
 # ruff: noqa: PLC0415 - imports inside functions are this module's design (see the docstring)
+import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -46,11 +47,14 @@ def check(
     target_iops: float | None = None,
     name: str | None = None,
 ) -> SolutionAssessment:
-    """Read the evidence under ``paths`` and judge it."""
+    """Read the evidence under ``paths`` and judge it; a ``target_iops`` that is not a finite
+    number above 0 is an InputError (no rule can judge against it)."""
     from esrp_report.analysis.assess import assess
     from esrp_report.analysis.rules import load_rules
     from esrp_report.analysis.solution import load_solution
 
+    if target_iops is not None and not (math.isfinite(target_iops) and target_iops > 0):
+        raise InputError("target_iops", f"is {target_iops!r}", expected="a finite number of IOPS above 0")
     rules = load_rules(rules_file)
     solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
