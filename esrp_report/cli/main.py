@@ -60,6 +60,12 @@ class _Commands(TyperGroup):
             if not _PATH_CHECK.match(exc.message):
                 raise
             raise _error(f"{hint}: {exc.message.rstrip('.')}; give a path this user can read") from None
+        except OSError as exc:
+            # The commands say what a full disk, a read-only folder or a vanished file cost them
+            # where they write (catalog/ingest.py, app/api.py write_output, app/convert.py); one
+            # the library did not foresee is still one line naming the path, never a stack.
+            where = exc.filename or "a file"
+            raise _error(f"{where}: {exc.strerror or exc}") from None
 
 
 # What click's Path check says of a path: "path '/x' is not readable." and the like.
