@@ -146,7 +146,7 @@ def run_sql(catalog_dir: Path, sql: str) -> pl.DataFrame:
         try:
             statements = catalog.con.extract_statements(sql)
         except duckdb.Error as exc:
-            raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+            raise CatalogError(catalog_dir, f"SQL failed: {_one_line(exc)}") from exc
         refused = [s for s in statements if s.type not in _QUERY_STATEMENTS]
         if refused or not statements:
             kind = refused[0].type.name if refused else "nothing"
@@ -172,7 +172,13 @@ def run_sql(catalog_dir: Path, sql: str) -> pl.DataFrame:
         try:
             return _shown(catalog.con.sql(sql))
         except duckdb.Error as exc:
-            raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+            raise CatalogError(catalog_dir, f"SQL failed: {_one_line(exc)}") from exc
+
+
+def _one_line(exc: duckdb.Error) -> str:
+    """DuckDB's message on one line: its caret line points at a column only on its own line."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    return "; ".join(line for line in lines if line and set(line) != {"^"})
 
 
 _QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
@@ -180,7 +186,8 @@ _QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType
 # DuckDB types whose every value Polars and Python hold as DuckDB printed it. The others are
 # handed over as DuckDB's own text: Polars cannot import an INTERVAL or a UNION at all, and
 # converting 'infinity'::TIMESTAMP, DATE '-infinity' or a year past 9999 to Python panicked in
-# Polars (issue 37); BLOB, BIT and BIGNUM came out as Python bytes, UUID and MAP reshaped.
+# Polars (issue 37); BLOB, BIT and BIGNUM came out as Python bytes, UUID and MAP reshaped, a
+# HUGEINT as a rounded float and the largest UHUGEINT as -1.
 _AS_STORED = frozenset(
     {
         "boolean",
@@ -188,12 +195,10 @@ _AS_STORED = frozenset(
         "smallint",
         "integer",
         "bigint",
-        "hugeint",
         "utinyint",
         "usmallint",
         "uinteger",
         "ubigint",
-        "uhugeint",
         "float",
         "double",
         "decimal",

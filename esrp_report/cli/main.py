@@ -558,7 +558,10 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
         Path | None,
         typer.Argument(help="Sizing spec (TOML, docs/sizing.md); without one, the 004 paper's §6.3 example."),
     ] = None,
-    users: Annotated[int | None, typer.Option("--users", help="Mailboxes (users) today.")] = None,
+    users: Annotated[
+        int | None,
+        typer.Option("--users", parser=options.whole, metavar="COUNT", help="Mailboxes (users) today."),
+    ] = None,
     growth_percent: Annotated[
         float | None,
         typer.Option(
@@ -596,9 +599,18 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
             "--quota-gb", parser=options.finite, metavar="NUMBER", help="Mailbox quota, GB (1 GB = 1,000 MB)."
         ),
     ] = None,
-    databases: Annotated[int | None, typer.Option("--databases", help="Active mailbox databases.")] = None,
+    databases: Annotated[
+        int | None,
+        typer.Option("--databases", parser=options.whole, metavar="COUNT", help="Active mailbox databases."),
+    ] = None,
     dag_copies: Annotated[
-        int | None, typer.Option("--dag-copies", help="Copies of each database (1 = no DAG).")
+        int | None,
+        typer.Option(
+            "--dag-copies",
+            parser=options.whole,
+            metavar="COUNT",
+            help="Copies of each database (1 = no DAG).",
+        ),
     ] = None,
     iops_per_mailbox: Annotated[
         float | None,

@@ -17,6 +17,7 @@ import typer
 # Processes a command may start: far above any machine's cores, low enough that a typo
 # (-j 1000000) is refused instead of forking until the machine stops.
 MAX_JOBS = 1024
+MAX_WHOLE = 2**53  # the largest whole number below which every whole number is an exact float
 
 
 class OptionNumberError(typer.BadParameter):
@@ -35,6 +36,17 @@ def finite(text: str) -> float:
             "(not inf or nan, and within about 1.8e308, the float range)"
         )
     return value
+
+
+def whole(text: str) -> int:
+    """A whole number a float holds exactly (up to 2**53): counts the sizing model multiplies as
+    floats. More digits than that cannot be a count of mailboxes, databases or copies."""
+    digits = text.strip()
+    if not digits.isascii() or not digits.lstrip("-").isdigit():
+        raise OptionNumberError(f"{_shown(text)} is not a whole number; expected 1, 2, 3 ...")
+    if len(digits) > len(str(MAX_WHOLE)) or abs(int(digits)) > MAX_WHOLE:
+        raise OptionNumberError(f"{_shown(text)} is too large; expected at most {MAX_WHOLE:,}")
+    return int(digits)
 
 
 def jobs(text: str) -> int:

@@ -40,7 +40,10 @@ def print_error(message: str) -> None:
     names manifest tables such as "[branding] logo", machine names, SQL)."""
     from esrp_report.cli.console import PlainConsole, styled  # noqa: PLC0415 - see the module docstring
 
-    PlainConsole(stderr=True, soft_wrap=True).print(styled(("error:", "bold red"), " ", message))
+    # One line whatever the message holds: a library's message or a name read from evidence may
+    # carry line breaks, and the user (or a script) reads the first line as the whole error.
+    line = " | ".join(part.strip() for part in message.splitlines() if part.strip())
+    PlainConsole(stderr=True, soft_wrap=True).print(styled(("error:", "bold red"), " ", line))
 
 
 def plain(value: Any) -> str:
