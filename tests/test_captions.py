@@ -158,7 +158,8 @@ def test_a_server_entry_reads_like_the_others(vmax_all_build: Path) -> None:
     assert len(dots) > 50 and max(steps) - min(steps) < 0.05
     overview = chars[text.index("Overview")][1]
     weasyprint_edge, written_edge = (
-        max(box[2] for c, box in chars if abs(box[1] - y) < 1.5 and c.isdigit()) for y in (overview[1], row[1])
+        max(box[2] for c, box in chars if abs(box[1] - y) < 1.5 and c.isdigit())
+        for y in (overview[1], row[1])
     )
     # the same right edge as a number WeasyPrint wrote (to a hundredth of a point)
     assert abs(weasyprint_edge - written_edge) < 0.01, (weasyprint_edge, written_edge)

@@ -18,7 +18,15 @@ from dataclasses import fields, replace
 from typing import Any
 
 from esrp_report.model import Manifest, Problem
-from esrp_report.model.sizing import KB_PER_MB, MB_PER_GB, Figure, SizingResult, SizingSpec, sizing_data
+from esrp_report.model.sizing import (
+    KB_PER_MB,
+    MB_PER_GB,
+    Figure,
+    SizingError,
+    SizingResult,
+    SizingSpec,
+    sizing_data,
+)
 
 GROUPS = {
     "mailboxes": "Mailboxes",
@@ -52,6 +60,17 @@ def _whole_up(value: float) -> float:
     return float(math.ceil(round(value, 6)))
 
 
+def _finite(key: str, value: float, label: str) -> None:
+    """Every input can be finite and the figures still overflow (a billion users of a 1e300 MB
+    quota); such a figure cannot be rounded, printed or used, so the design is refused here."""
+    if not math.isfinite(value):
+        raise SizingError(
+            key,
+            f"{label} comes to {value} with these inputs: beyond what the arithmetic can hold",
+            "inputs of a real design",
+        )
+
+
 class _Sheet:
     """Collects the figures in order; ``group`` is the heading of the figures added next."""
 
@@ -61,6 +80,7 @@ class _Sheet:
         self.figures: list[Figure] = []
 
     def add(self, key: str, value: float, unit: str, *, label: str, formula: str, worked: str) -> float:
+        _finite(key, value, label)
         value = _tidy(value)
         worked = f"{worked} = {_n(value)} {unit}"
         self.figures.append(Figure(key, self.group, label, value, unit, formula, worked))
@@ -70,6 +90,7 @@ class _Sheet:
         self, key: str, value: float, unit: str, *, whole: str, label: str, formula: str, worked: str
     ) -> float:
         """A figure later formulas use: rounded up to a whole ``whole`` when round_up is on."""
+        _finite(key, value, label)
         if not self.round_up:
             return self.add(key, value, unit, label=label, formula=formula, worked=worked)
         if _whole_up(value) != _tidy(value):

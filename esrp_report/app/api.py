@@ -8,6 +8,8 @@ the Parquet converter, the audit, the sizing) is imported inside them: `esrp-rep
 from __future__ import annotations
 
 # ruff: noqa: PLC0415 - imports inside functions are this module's design (see the docstring)
+import contextlib
+import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -49,11 +51,14 @@ def check(
     loosen: str | None = None,
 ) -> SolutionAssessment:
     """Read the evidence under ``paths`` and judge it. A rules file more lenient than Microsoft's
-    thresholds is refused unless ``loosen`` says why."""
+    thresholds is refused unless ``loosen`` says why; a ``target_iops`` that is not a finite number
+    above 0 is an InputError (no rule can judge against it)."""
     from esrp_report.analysis.assess import assess
     from esrp_report.analysis.rules import load_rules
     from esrp_report.analysis.solution import load_solution
 
+    if target_iops is not None and not (math.isfinite(target_iops) and target_iops > 0):
+        raise InputError("target_iops", f"is {target_iops!r}", expected="a finite number of IOPS above 0")
     rules = load_rules(rules_file, loosen=loosen)
     solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
@@ -231,6 +236,26 @@ def _output_folder(out_dir: Path) -> None:
         ) from exc
 
 
+def write_output(target: Path, data: str | bytes, written: list[Path]) -> None:
+    """Write one output file; a full disk, a read-only folder or a folder gone is an InputError
+    naming the file and what was kept (``written``, the files of this command already whole),
+    never a traceback. A partial file is removed: half a PDF is worse than none."""
+    try:
+        if isinstance(data, str):
+            target.write_text(data, encoding="utf-8")
+        else:
+            target.write_bytes(data)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            target.unlink(missing_ok=True)
+        kept = ", ".join(str(p) for p in written) or "nothing else of this command"
+        raise InputError(
+            target,
+            f"cannot write: {exc.strerror or exc}; the partial file was removed; kept: {kept}",
+            expected="a folder with room that this user can write (name another with -o)",
+        ) from None
+
+
 def build(
     manifest_path: Path,
     out_dir: Path,
@@ -321,7 +346,7 @@ def _build(
     if doc.problems or doc.disagreements:
         # The full diagnostics go beside the document, not in it (it shows readers' words).
         target = out_dir / f"{stem}-diagnostics.txt"
-        target.write_text(diagnostics_text(doc), encoding="utf-8")
+        write_output(target, diagnostics_text(doc), result.files)
         result.files.append(target)
         progress(f"wrote {target}")
     plan = chart_plan(doc)
@@ -355,7 +380,7 @@ def _build(
             appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
         )
         target = out_dir / f"{stem}.pdf"
-        target.write_bytes(joined.pdf)
+        write_output(target, joined.pdf, result.files)
         result.files.append(target)
         result.pages = joined.pages
         progress(f"wrote {target} ({joined.pages} pages)")
@@ -364,7 +389,7 @@ def _build(
         keys = [spec.key for spec in missing]
         drawn.update(zip(keys, pool.map(draw, missing) if pool else map(draw, missing), strict=True))
         target = out_dir / f"{stem}.html"
-        target.write_text(fill_charts(screen, drawn, for_pdf=False), encoding="utf-8")
+        write_output(target, fill_charts(screen, drawn, for_pdf=False), result.files)
         result.files.insert(0, target)
         progress(f"wrote {target}")
     return result
@@ -571,14 +596,14 @@ def _write_report(
     from esrp_report.render.pdf import render_pdf
 
     _output_folder(out_dir)
-    written = []
+    written: list[Path] = []
     if "html" in formats:
         target = out_dir / f"{stem}.html"
-        target.write_text(page(False), encoding="utf-8")
+        write_output(target, page(False), written)
         written.append(target)
     if "pdf" in formats:
         target = out_dir / f"{stem}.pdf"
-        target.write_bytes(render_pdf(page(True), allowed_roots=[TEMPLATES]).pdf)
+        write_output(target, render_pdf(page(True), allowed_roots=[TEMPLATES]).pdf, written)
         written.append(target)
     return written
 

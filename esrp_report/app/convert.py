@@ -109,10 +109,19 @@ def convert(
     require_regular_file(source)  # a FIFO would block the first open forever
     refuse_overwriting([output], [source])  # the writer truncates its file before the reader starts
     found = formats.detect(source)  # the detector every command uses: one answer per file
-    if found is formats.BLG:
-        return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
-    if found is formats.COUNTER_CSV:
-        return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+    try:
+        if found is formats.BLG:
+            return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
+        if found is formats.COUNTER_CSV:
+            return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+    except OSError as exc:
+        # A full disk, a folder made read-only, the source gone: the writer has removed what it
+        # wrote (``_Writer.__exit__``), so the message can say nothing was kept.
+        raise InputError(
+            exc.filename or output,
+            f"cannot convert: {exc.strerror or exc}; nothing was kept: the partial {output} was removed",
+            expected="a source that stays in place and an output folder with room this user can write",
+        ) from None
     raise UnsupportedFormatError(
         source,
         f"convert takes counter logs; this is {found.looks_like}",
@@ -283,7 +292,11 @@ class _Writer:
             cells = [printable(first), *self.shown]
             self._text = self.path.open("wb")
             header = separator.join('"' + c.replace('"', '""') + '"' for c in cells) + "\r\n"
-            self._text.write(header.encode("utf-8"))
+            try:
+                self._text.write(header.encode("utf-8"))
+            except OSError:  # __exit__ is not called when __enter__ fails: clean up here
+                self.__exit__(OSError)
+                raise
         return self
 
     def write(self, timestamps: pl.Series, values: pl.DataFrame) -> None:
@@ -320,7 +333,19 @@ class _Writer:
             else:
                 self._parquet.abort()
         if self._text is not None:
-            self._text.close()
+            try:
+                self._text.close()  # flushes: the last write can find the disk full here
+            except OSError:
+                if kind is None:
+                    self._remove_text()
+                    raise
+            if kind is not None:
+                self._remove_text()
+
+    def _remove_text(self) -> None:
+        # A half-written log reads as a whole, shorter one: removed, never left as the output.
+        with contextlib.suppress(OSError):
+            self.path.unlink(missing_ok=True)
 
 
 class _ParquetParts:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -17,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import duckdb
+
 from esrp_report.catalog import archive as arc
 from esrp_report.catalog import lifeline
 from esrp_report.catalog.parse import FolderJob, ParsedFolder, parse_folder
-from esrp_report.catalog.store import STAGING, Catalog
+from esrp_report.catalog.store import DATABASE, STAGING, Catalog, CatalogError
 from esrp_report.model.errors import InputError
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
@@ -231,9 +234,59 @@ def ingest(
 ) -> IngestReport:
     """Bring ``inputs`` (folders, files, ``.zip`` archives) into the catalog at ``catalog_dir``."""
     report = IngestReport()
+    try:
+        return _ingest(
+            inputs, catalog_dir, report, jobs=jobs, dask_address=dask_address, limits=limits, tell=progress
+        )
+    except OSError as exc:
+        raise _disk_fault(
+            catalog_dir, exc.filename or catalog_dir, exc.strerror or str(exc), report
+        ) from None
+    except duckdb.Error as exc:
+        if not _DISK_FAULT.search(str(exc)):
+            raise
+        raise _disk_fault(catalog_dir, catalog_dir / DATABASE, _first_line(exc), report) from None
+
+
+# What DuckDB says when the disk refuses a write (it raises IOException, or TransactionException
+# and FatalException when a commit's write fails); any other DuckDB error is a bug to see whole.
+_DISK_FAULT = re.compile(
+    r"No space left|Read-only file system|Permission denied|Disk quota|Input/output error|"
+    r"No such file or directory|IO Error",
+    re.IGNORECASE,
+)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _disk_fault(catalog_dir: Path, path: str | Path, reason: str, report: IngestReport) -> CatalogError:
+    """The disk refused a write or a file went away: one line naming where, and what was kept.
+    Each run is stored in one transaction after its series file is in place (store.py), so the
+    catalog holds whole runs only; the next ingest skips what was stored and redoes the rest."""
+    stored = report.runs_added + report.runs_replaced
+    return CatalogError(
+        path,
+        f"ingest stopped: {reason}; kept: the catalog {catalog_dir} as it was after the last whole run "
+        f"stored ({stored:,} run(s) stored by this ingest before the fault, none half-written); "
+        "run the same ingest again once the disk has room or the folder is writable: it resumes",
+    )
+
+
+def _ingest(
+    inputs: Iterable[Path],
+    catalog_dir: Path,
+    report: IngestReport,
+    *,
+    jobs: int | None,
+    dask_address: str | None,
+    limits: arc.Limits | None,
+    tell: Progress | None,
+) -> IngestReport:
     limits = limits or arc.Limits()
     jobs = jobs or os.cpu_count() or 1
-    tell = progress or (lambda _what, _done, _total: None)
+    tell = tell or (lambda _what, _done, _total: None)
     with Catalog.open(catalog_dir, create=True) as catalog:
         try:
             folders, archives = _scan(list(inputs), catalog, limits, report)

@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 import polars as pl
+from duckdb.sqltypes import DuckDBPyType
 
 from esrp_report.catalog.store import SERIES, Catalog, CatalogError, make_folder
 from esrp_report.ingest.safe_files import refuse_overwriting
@@ -146,7 +147,7 @@ def run_sql(catalog_dir: Path, sql: str) -> pl.DataFrame:
         try:
             statements = catalog.con.extract_statements(sql)
         except duckdb.Error as exc:
-            raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+            raise CatalogError(catalog_dir, f"SQL failed: {_one_line(exc)}") from exc
         refused = [s for s in statements if s.type not in _QUERY_STATEMENTS]
         if refused or not statements:
             kind = refused[0].type.name if refused else "nothing"
@@ -170,12 +171,68 @@ def run_sql(catalog_dir: Path, sql: str) -> pl.DataFrame:
         ):
             catalog.con.execute(setting)
         try:
-            return catalog.frame(sql)
+            return _shown(catalog.con.sql(sql))
         except duckdb.Error as exc:
-            raise CatalogError(catalog_dir, f"SQL failed: {exc}") from exc
+            raise CatalogError(catalog_dir, f"SQL failed: {_one_line(exc)}") from exc
+
+
+def _one_line(exc: duckdb.Error) -> str:
+    """DuckDB's message on one line: its caret line points at a column only on its own line."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    return "; ".join(line for line in lines if line and set(line) != {"^"})
 
 
 _QUERY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+
+# DuckDB types whose every value Polars and Python hold as DuckDB printed it. The others are
+# handed over as DuckDB's own text: Polars cannot import an INTERVAL or a UNION at all, and
+# converting 'infinity'::TIMESTAMP, DATE '-infinity' or a year past 9999 to Python panicked in
+# Polars (issue 37); BLOB, BIT and BIGNUM came out as Python bytes, UUID and MAP reshaped, a
+# HUGEINT as a rounded float and the largest UHUGEINT as -1.
+_AS_STORED = frozenset(
+    {
+        "boolean",
+        "tinyint",
+        "smallint",
+        "integer",
+        "bigint",
+        "utinyint",
+        "usmallint",
+        "uinteger",
+        "ubigint",
+        "float",
+        "double",
+        "decimal",
+        "varchar",
+    }
+)
+
+
+def _as_stored(kind: DuckDBPyType) -> bool:
+    if kind.id in _AS_STORED:
+        return True
+    if kind.id in ("list", "array", "struct"):
+        # An ARRAY's children also hold its size, an int.
+        types = [child for _name, child in kind.children if isinstance(child, DuckDBPyType)]
+        return all(_as_stored(child) for child in types)
+    return False
+
+
+def _shown(result: duckdb.DuckDBPyRelation | None) -> pl.DataFrame:
+    """A query's result with every column Polars can hold: a column of any other type (or
+    holding one, in a list or struct) is cast to text by DuckDB, so every DuckDB type prints."""
+    if result is None:  # a statement with no result set
+        return pl.DataFrame()
+    columns = []
+    for position, (name, kind) in enumerate(zip(result.columns, result.types, strict=True), start=1):
+        label = '"' + name.replace('"', '""') + '"'
+        # By position: a query may name two columns alike (SELECT 1 AS a, 2 AS a).
+        columns.append(
+            f"#{position} AS {label}" if _as_stored(kind) else f"CAST(#{position} AS VARCHAR) AS {label}"
+        )
+    frame = result.project(", ".join(columns)).pl() if columns else result.pl()
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def export(catalog: Catalog, out_dir: Path) -> list[Path]:

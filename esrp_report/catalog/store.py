@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +163,10 @@ class Catalog:
         try:
             yield
         except BaseException:
-            self.con.execute("ROLLBACK")
+            # A write the disk refused may have ended the transaction (or the database) already;
+            # the rollback's own error would then hide the one that says why.
+            with suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
             raise
         self.con.execute("COMMIT")
 

@@ -7,16 +7,18 @@ imported inside the commands that use them, never here (see esrp_report/cli.py).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from esrp_report.cli import options, output
+from esrp_report.cli.console import PlainConsole, styled
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
@@ -33,12 +35,11 @@ CatalogOption = Annotated[Path, typer.Option("--catalog", help="The catalog fold
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+_console = output.console
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}", markup=True)
+    output.print_error(message)
     return typer.Exit(code)
 
 
@@ -58,7 +59,19 @@ def _print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
 
 
 def _echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, indent=2, default=str))
+    typer.echo(json.dumps(_strict_json(value), indent=2, default=str, allow_nan=False))
+
+
+def _strict_json(value: Any) -> Any:
+    """``value`` with each float that is not finite as its name ("inf", "-inf", "nan"): JSON has
+    no such numbers, and json.dumps would write ``Infinity``, which JSON readers refuse."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _strict_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict_json(item) for item in value]
+    return value
 
 
 @catalog_app.command("ingest")
@@ -66,7 +79,14 @@ def ingest_command(
     archives: Annotated[list[Path], typer.Argument(help="Results folders, files or .zip archives.")],
     catalog: CatalogOption,
     jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Local parsing processes (default: cores).")
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            parser=options.jobs,
+            metavar="COUNT",
+            help="Local parsing processes (default: cores).",
+        ),
     ] = None,
     dask: Annotated[
         str | None, typer.Option("--dask", help="Parse on this Dask scheduler (tcp://host:port) instead.")
@@ -79,9 +99,14 @@ def ingest_command(
     read (listed), 2 when the inputs or the catalog cannot be used at all."""
     from esrp_report.catalog.ingest import ingest as run_ingest  # noqa: PLC0415 - imported on use: see the module docstring
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     show = sys.stderr.isatty() and not as_json
-    with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
+    with Progress(*columns, console=PlainConsole(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task("parsing results folders", total=None)
 
         def progress(_what: str, done: int, total: int) -> None:
@@ -102,14 +127,17 @@ def ingest_command(
             f" {report.archives_unchanged:,} archives unchanged"
         )
         console.print(
-            f"runs: [bold]{report.runs_added:,} added[/], {report.runs_replaced:,} replaced,"
-            f" {report.runs_unchanged:,} unchanged; {report.file_errors:,} unreadable files",
-            markup=True,
+            styled(
+                "runs: ",
+                (f"{report.runs_added:,} added", "bold"),
+                f", {report.runs_replaced:,} replaced,"
+                f" {report.runs_unchanged:,} unchanged; {report.file_errors:,} unreadable files",
+            )
         )
         for refusal in report.refusals:
-            console.print(f"[bold red]refused[/] {refusal.source}: {refusal.reason}", markup=True)
+            console.print(styled(("refused", "bold red"), f" {refusal.source}: {refusal.reason}"))
         for failure in report.failures:
-            console.print(f"[bold red]failed[/] {failure}", markup=True)
+            console.print(styled(("failed", "bold red"), f" {failure}"))
         if report.file_errors:
             console.print(f'see: esrp-report catalog sql --catalog {catalog} "SELECT * FROM problems"')
     if report.refusals or report.failures or report.file_errors:

@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from typer import _click as click  # the click Typer carries (its own copy)
 from typer.core import TyperGroup
 
 from esrp_report import __version__
-from esrp_report.cli import output
+from esrp_report.cli import options, output
 from esrp_report.cli.catalog import catalog_app
+from esrp_report.cli.console import styled
 from esrp_report.cli.output import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_PASS, EXIT_UNUSABLE
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
@@ -45,17 +46,26 @@ VERDICT_EXIT = {
 
 
 class _Commands(TyperGroup):
-    """The commands, with Typer's own check of a path argument (a file it cannot read) said as every
-    other user mistake is: one line naming the path, exit 2, not the usage text."""
+    """The commands, with Typer's own check of a path argument (a file it cannot read) and a number
+    option refused by cli/options.py said as every other user mistake is: one line naming the path
+    or option, exit 2, not the usage text."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except typer.BadParameter as exc:
+            hint = exc.param_hint or (exc.param.get_error_hint() if exc.param else "")
+            if isinstance(exc, options.OptionNumberError):
+                raise _error(f"{hint}: {exc.message}") from None
             if not _PATH_CHECK.match(exc.message):
                 raise
-            hint = exc.param_hint or (exc.param.get_error_hint() if exc.param else "")
             raise _error(f"{hint}: {exc.message.rstrip('.')}; give a path this user can read") from None
+        except OSError as exc:
+            # The commands say what a full disk, a read-only folder or a vanished file cost them
+            # where they write (catalog/ingest.py, app/api.py write_output, app/convert.py); one
+            # the library did not foresee is still one line naming the path, never a stack.
+            where = exc.filename or "a file"
+            raise _error(f"{where}: {exc.strerror or exc}") from None
 
 
 # What click's Path check says of a path: "path '/x' is not readable." and the like.
@@ -92,7 +102,12 @@ LoosenOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (full precision) instead of tables.")]
 TargetOption = Annotated[
     float | None,
-    typer.Option("--target-iops", help="Target transactional IOPS per server (overrides the report)."),
+    typer.Option(
+        "--target-iops",
+        parser=options.finite,
+        metavar="NUMBER",
+        help="Target transactional IOPS per server (overrides the report).",
+    ),
 ]
 
 STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
@@ -177,7 +192,13 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     ] = False,
     jobs: Annotated[
         int | None,
-        typer.Option("-j", "--jobs", min=1, help="Processes for the PDF and charts (default: all cores)."),
+        typer.Option(
+            "-j",
+            "--jobs",
+            parser=options.jobs,
+            metavar="COUNT",
+            help="Processes for the PDF and charts (default: all cores).",
+        ),
     ] = None,
     allow_linked_files: Annotated[
         bool,
@@ -211,13 +232,13 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
         raise _error(str(exc)) from None
     doc = result.document
     for line in result.loosened:
-        console.print(f"[yellow]rules file loosens Microsoft's threshold:[/] {escape(line)}", markup=True)
+        console.print(styled(("rules file loosens Microsoft's threshold:", "yellow"), " ", line))
     for warning in result.warnings:
-        console.print(f"[yellow]PDF engine warning:[/] {escape(warning)}", markup=True)
+        console.print(styled(("PDF engine warning:", "yellow"), " ", warning))
     for url in result.refused:
-        console.print(f"[yellow]refused to fetch:[/] {escape(url)}", markup=True)
+        console.print(styled(("refused to fetch:", "yellow"), " ", url))
     if doc.placeholders:
-        console.print(f"[yellow]placeholder text left in:[/] {', '.join(doc.placeholders)}", markup=True)
+        console.print(styled(("placeholder text left in:", "yellow"), " ", ", ".join(doc.placeholders)))
     errors = [p for p in doc.problems if p.severity == "error"]
     if errors or doc.disagreements:
         console.print(
@@ -226,15 +247,22 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
         )
     for failure in doc.failures:
         console.print(
-            f"[bold red]FAIL[/] {failure.server} {failure.run_kind} {failure.instance or ''}: "
-            f"{failure.rule} {failure.value} (limit {failure.limit})",
-            markup=True,
+            styled(
+                ("FAIL", "bold red"),
+                f" {failure.server} {failure.run_kind} {failure.instance or ''}: "
+                f"{failure.rule} {failure.value} (limit {failure.limit})",
+            )
         )
     style = STATUS_STYLE[doc.verdict]
     pages = f", {result.pages} PDF pages" if result.pages is not None else ""
     console.print(
-        f"Solution [bold]{doc.manifest.document.title}[/]: [{style}]{doc.verdict.value.upper()}[/]{pages}",
-        markup=True,
+        styled(
+            "Solution ",
+            (doc.manifest.document.title, "bold"),
+            ": ",
+            (doc.verdict.value.upper(), style),
+            pages,
+        )
     )
     for file in result.files:
         console.print(f"  wrote {file}")
@@ -330,7 +358,7 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
             at = f"line {f.suspects[0]} or {f.suspects[1]}"
         where = ", ".join(str(x) for x in (at, f.table, f.column) if x)
         style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "dim")
-        table.add_row(f"[{style}]{f.severity}[/]", where, f.message, f.printed or "", f.expected or "")
+        table.add_row(Text(f.severity, style=style), where, f.message, f.printed or "", f.expected or "")
     if result.findings:
         console.print(table)
     if recompute and result.recomputed:
@@ -344,7 +372,7 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
     elif recompute:
         console.print("No summary column could be matched to an appendix report.")
     for problem in result.unread:
-        console.print(f"[yellow]not read:[/] {problem.location or ''} {problem.message}")
+        console.print(styled(("not read:", "yellow"), f" {problem.location or ''} {problem.message}"))
     counts = {s: sum(1 for f in result.findings if f.severity == s) for s in ("error", "warning", "note")}
     style = "bold red" if counts["error"] else "green"
     convention = (
@@ -361,9 +389,12 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
         else ""
     )
     console.print(
-        f"[{style}]{counts['error']} error(s)[/], {counts['warning']} warning(s), {counts['note']} note(s) "
-        f"from {result.checked} relations checked{over} ({result.format}{convention}); results read: "
-        + ("; ".join(result.results_read) or "none")
+        styled(
+            (f"{counts['error']} error(s)", style),
+            f", {counts['warning']} warning(s), {counts['note']} note(s) "
+            f"from {result.checked} relations checked{over} ({result.format}{convention}); results read: "
+            + ("; ".join(result.results_read) or "none"),
+        )
     )
 
 
@@ -388,12 +419,11 @@ def _print_coverage(result: AuditResult) -> None:
     if cover.unread:
         blocks = len(cover.unread) + cover.more_unread_blocks
         numbers = sum(b.numbers for b in cover.unread) + cover.more_unread_numbers
-        console.print(f"[yellow]Not read: {blocks:,} block(s) of figures, {numbers:,} number(s)[/]")
+        console.print(styled((f"Not read: {blocks:,} block(s) of figures, {numbers:,} number(s)", "yellow")))
         for block in cover.unread[:_UNREAD_SHOWN]:
             console.print(
                 f"  lines {block.first_line}-{block.last_line} ({block.numbers} number(s)) "
-                f"{block.what!r}: {block.reason}",
-                markup=False,
+                f"{block.what!r}: {block.reason}"
             )
         if blocks > _UNREAD_SHOWN:
             listed = "the first 1,000" if cover.more_unread_blocks else "every one"
@@ -469,7 +499,7 @@ def _print_averages(
         return
     console = _console()
     for problem in report.problems:
-        console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
+        console.print(styled((f"{problem.severity}:", "yellow"), " ", problem.describe()))
     table = Table(title=f"{file}: {window}")
     for name in (
         "counter",
@@ -528,10 +558,10 @@ def convert(
         raise _error(str(exc)) from None
     console = _console()
     for problem in result.problems:
-        console.print(f"[yellow]{problem.severity}:[/] {problem.describe()}", markup=True)
+        console.print(styled((f"{problem.severity}:", "yellow"), " ", problem.describe()))
     counted = f"{result.samples} sample(s) x {result.columns} counter(s)"
     if not result.parts:
-        console.print(f"wrote {result.output} ({result.format}): {counted}", markup=False)
+        console.print(f"wrote {result.output} ({result.format}): {counted}")
         return
     from esrp_report.app.convert import PARQUET_CHUNK_BUDGET  # noqa: PLC0415 - api has imported it
 
@@ -546,7 +576,7 @@ def convert(
         f"  read it as one table: polars.scan_parquet('{folder}*.parquet'),",
         f"  pyarrow.dataset.dataset('{result.output}') or DuckDB read_parquet('{folder}*.parquet')",
     ):
-        console.print(line, markup=False)
+        console.print(line)
 
 
 @app.command()
@@ -555,30 +585,77 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
         Path | None,
         typer.Argument(help="Sizing spec (TOML, docs/sizing.md); without one, the 004 paper's §6.3 example."),
     ] = None,
-    users: Annotated[int | None, typer.Option("--users", help="Mailboxes (users) today.")] = None,
+    users: Annotated[
+        int | None,
+        typer.Option("--users", parser=options.whole, metavar="COUNT", help="Mailboxes (users) today."),
+    ] = None,
     growth_percent: Annotated[
-        float | None, typer.Option("--growth-percent", help="Expected growth of the users, %.")
+        float | None,
+        typer.Option(
+            "--growth-percent",
+            parser=options.finite,
+            metavar="NUMBER",
+            help="Expected growth of the users, %.",
+        ),
     ] = None,
     messages_per_day: Annotated[
         float | None,
-        typer.Option("--messages-per-day", help="Messages sent and received per mailbox per day."),
+        typer.Option(
+            "--messages-per-day",
+            parser=options.finite,
+            metavar="NUMBER",
+            help="Messages sent and received per mailbox per day.",
+        ),
     ] = None,
     message_size_kb: Annotated[
-        float | None, typer.Option("--message-size-kb", help="Average message size, KB: 75, 150 or 300.")
+        float | None,
+        typer.Option(
+            "--message-size-kb",
+            parser=options.finite,
+            metavar="NUMBER",
+            help="Average message size, KB: 75, 150 or 300.",
+        ),
     ] = None,
-    quota_mb: Annotated[float | None, typer.Option("--quota-mb", help="Mailbox quota, MB.")] = None,
+    quota_mb: Annotated[
+        float | None,
+        typer.Option("--quota-mb", parser=options.finite, metavar="NUMBER", help="Mailbox quota, MB."),
+    ] = None,
     quota_gb: Annotated[
-        float | None, typer.Option("--quota-gb", help="Mailbox quota, GB (1 GB = 1,000 MB).")
+        float | None,
+        typer.Option(
+            "--quota-gb", parser=options.finite, metavar="NUMBER", help="Mailbox quota, GB (1 GB = 1,000 MB)."
+        ),
     ] = None,
-    databases: Annotated[int | None, typer.Option("--databases", help="Active mailbox databases.")] = None,
+    databases: Annotated[
+        int | None,
+        typer.Option("--databases", parser=options.whole, metavar="COUNT", help="Active mailbox databases."),
+    ] = None,
     dag_copies: Annotated[
-        int | None, typer.Option("--dag-copies", help="Copies of each database (1 = no DAG).")
+        int | None,
+        typer.Option(
+            "--dag-copies",
+            parser=options.whole,
+            metavar="COUNT",
+            help="Copies of each database (1 = no DAG).",
+        ),
     ] = None,
     iops_per_mailbox: Annotated[
-        float | None, typer.Option("--iops-per-mailbox", help="Transactional IOPS per mailbox without a DAG.")
+        float | None,
+        typer.Option(
+            "--iops-per-mailbox",
+            parser=options.finite,
+            metavar="NUMBER",
+            help="Transactional IOPS per mailbox without a DAG.",
+        ),
     ] = None,
     log_retention_days: Annotated[
-        float | None, typer.Option("--log-retention-days", help="Days of logs each volume holds.")
+        float | None,
+        typer.Option(
+            "--log-retention-days",
+            parser=options.finite,
+            metavar="NUMBER",
+            help="Days of logs each volume holds.",
+        ),
     ] = None,
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact arithmetic: no rounding up of the figures carried forward.")
@@ -617,7 +694,7 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
     for table in sizing_view.sizing_tables(result):
         console.print(table)
     for note in result.notes:
-        console.print(f"note: {note}", markup=False)
+        console.print(f"note: {note}")
 
 
 @app.command()
@@ -695,13 +772,14 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
         for rich_table in trends_report.compare_tables(view):
             console.print(rich_table)
         for note in view.notes:
-            console.print(f"note: {note}", markup=False)
+            console.print(f"note: {note}")
         if view.check:
             style = "bold red" if view.flags else "yellow" if view.differences else "green"
             console.print(
-                f"[{style}]{view.flags} flagged, {view.differences} different from the runs[/] "
-                f"of {len(view.check)} printed figures",
-                markup=True,
+                styled(
+                    (f"{view.flags} flagged, {view.differences} different from the runs", style),
+                    f" of {len(view.check)} printed figures",
+                )
             )
         for path in written:
             console.print(f"wrote {path}")
@@ -724,8 +802,10 @@ def doctor(as_json: JsonOption = False) -> None:
     for column in ("Component", "Version", "Note"):
         table.add_column(column)
     for part in parts:
-        table.add_row(part.name, part.version or "[red]missing[/]", part.note)
-    table.add_row("PDF output", "[green]works[/]" if works else "[red]does not work[/]", detail)
+        table.add_row(part.name, part.version or Text("missing", style="red"), part.note)
+    table.add_row(
+        "PDF output", Text("works", style="green") if works else Text("does not work", style="red"), detail
+    )
     _console().print(table)
 
 
@@ -813,36 +893,39 @@ def _print_check(a: SolutionAssessment) -> None:
 
     problems = list(a.problems) + [p for s in a.servers for r in s.runs for p in r.problems]
     if problems:
-        console.print("[bold]Problems in the evidence[/]")
+        console.print(styled(("Problems in the evidence", "bold")))
         for p in problems:
             console.print(
-                f"  [{'red' if p.severity == 'error' else 'yellow'}]{p.severity}[/] {p.describe()}",
-                markup=True,
+                styled("  ", (p.severity, "red" if p.severity == "error" else "yellow"), " ", p.describe())
             )
     for s in a.servers:
         if s.missing_kinds:
             console.print(
-                f"  [dim]note[/] {s.name}: no {', '.join(s.missing_kinds)} run in the evidence", markup=True
+                styled(
+                    "  ", ("note", "dim"), f" {s.name}: no {', '.join(s.missing_kinds)} run in the evidence"
+                )
             )
     style = STATUS_STYLE[a.status]
-    console.print(f"Solution [bold]{a.name}[/]: [{style}]{a.status.value.upper()}[/]", markup=True)
+    console.print(styled("Solution ", (a.name, "bold"), ": ", (a.status.value.upper(), style)))
     if a.status is not Status.PASS and a.reason:
-        console.print(f"  {escape(a.reason)}", markup=True)
+        console.print(f"  {a.reason}")
 
 
-def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
+def _verdict_rows(results: list[RuleResult]) -> list[tuple[str | Text, ...]]:
     """Failures one per row; passes collapsed to the worst case; not-evaluated collapsed with its reason."""
     from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
 
-    rows: list[tuple[str, ...]] = []
+    rows: list[tuple[str | Text, ...]] = []
     failed = [r for r in results if r.status is Status.FAIL]
     passed = [r for r in results if r.status is Status.PASS]
     unevaluated = [r for r in results if r.status is Status.NOT_EVALUATED]
     incomplete = [r for r in results if r.status is Status.INCOMPLETE]
     for r in failed:
-        rows.append(_result_cells(r, r.instance or "server", "[bold red]FAIL[/]"))
+        rows.append(_result_cells(r, r.instance or "server", styled(("FAIL", "bold red"))))
     for r in incomplete:
-        rows.append(_result_cells(r, r.instance or "server", f"[bold yellow]incomplete[/]: {r.caveat}"))
+        rows.append(
+            _result_cells(r, r.instance or "server", styled(("incomplete", "bold yellow"), f": {r.caveat}"))
+        )
     if passed:
         worst = min(passed, key=lambda r: r.margin if r.margin is not None else float("inf"))
         label = (
@@ -850,7 +933,7 @@ def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
             if worst.instance and len(passed) > 1
             else (worst.instance or "server")
         )
-        rows.append(_result_cells(worst, label, "[green]pass[/]"))
+        rows.append(_result_cells(worst, label, styled(("pass", "green"))))
     if unevaluated:
         first = unevaluated[0]
         subject = (
@@ -865,7 +948,7 @@ def _verdict_rows(results: list[RuleResult]) -> list[tuple[str, ...]]:
                 "—",
                 _threshold(first),
                 "—",
-                f"[yellow]not evaluated[/]: {first.reason}",
+                styled(("not evaluated", "yellow"), f": {first.reason}"),
             )
         )
     return rows
@@ -877,7 +960,7 @@ def _threshold(r: RuleResult) -> str:
     return f"{r.operator} {fmt_number(r.threshold, 3)} {r.unit}".strip()
 
 
-def _result_cells(r: RuleResult, subject: str, verdict: str) -> tuple[str, ...]:
+def _result_cells(r: RuleResult, subject: str, verdict: Text) -> tuple[str | Text, ...]:
     # Unitless rules (Jetstress's own verdict) read better as the evidence's words than as 0/1.
     value = r.reason if not r.unit and r.reason else fmt_number(r.value, 3)
     return (

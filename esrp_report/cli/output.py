@@ -19,7 +19,7 @@ from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from esrp_report.cli.console import PlainConsole
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
@@ -27,23 +27,23 @@ EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
 PIPE_WIDTH = 160  # columns of output that does not go to a terminal
 
 
-def console() -> Console:
-    """The console tables are printed on: PIPE_WIDTH columns when stdout is not a terminal."""
-    from rich.console import Console  # noqa: PLC0415 - see the module docstring
+def console() -> PlainConsole:
+    """The console tables are printed on: PIPE_WIDTH columns when stdout is not a terminal; no
+    string printed on it is read as markup (cli/console.py)."""
+    from esrp_report.cli.console import PlainConsole  # noqa: PLC0415 - see the module docstring
 
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+    return PlainConsole()
 
 
 def print_error(message: str) -> None:
-    """``error: message`` on stderr, the message printed as written."""
-    from rich.console import Console  # noqa: PLC0415 - see the module docstring
-    from rich.markup import escape  # noqa: PLC0415 - see the module docstring
+    """``error: message`` on stderr, the message printed as written (never read as markup: it
+    names manifest tables such as "[branding] logo", machine names, SQL)."""
+    from esrp_report.cli.console import PlainConsole, styled  # noqa: PLC0415 - see the module docstring
 
-    # Escaped: messages name manifest tables such as "[branding] logo", which Rich would read as
-    # markup and drop.
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]error:[/] {escape(message)}", markup=True
-    )
+    # One line whatever the message holds: a library's message or a name read from evidence may
+    # carry line breaks, and the user (or a script) reads the first line as the whole error.
+    line = " | ".join(part.strip() for part in message.splitlines() if part.strip())
+    PlainConsole(stderr=True, soft_wrap=True).print(styled(("error:", "bold red"), " ", line))
 
 
 def plain(value: Any) -> str:

@@ -151,6 +151,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "round_up": ("", "round figures that later formulas use up to whole units, as the paper does"),
 }
 WHOLE = ("users", "databases", "dag_copies")
+MAX_EXACT_WHOLE = 2**53  # the largest whole number every float between 0 and it holds exactly
 FLAGS = ("single_item_recovery", "calendar_logging", "round_up")
 POSITIVE = (
     "messages_per_day",
@@ -171,7 +172,15 @@ def validate(spec: SizingSpec) -> None:
             continue
         if value is None and f.name == "minimum_memory_gb":
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            expected = INPUTS[f.name][0] or "a number"
+            raise SizingError(f.name, f"must be a finite number, got {value!r}", expected)
+        # Checked before isfinite, which raises OverflowError for an int past the float range; the
+        # arithmetic is in floats, exact for whole numbers up to 2**53 only.
+        if isinstance(value, int) and abs(value) > MAX_EXACT_WHOLE:
+            shown = f"{value}" if len(str(value)) <= 30 else f"a {len(str(abs(value)))}-digit number"
+            raise SizingError(f.name, f"is too large: {shown}", f"at most {MAX_EXACT_WHOLE:,}")
+        if not math.isfinite(value):
             expected = INPUTS[f.name][0] or "a number"
             raise SizingError(f.name, f"must be a finite number, got {value!r}", expected)
         if f.name in WHOLE:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from esrp_report import __version__
 from esrp_report.analysis.trends import (
@@ -187,7 +187,7 @@ def _header(view: CompareView, index: int) -> str:
     label = view.columns[index]
     if index < len(view.published_columns) and view.published_columns[index] != label:
         label = f"{view.published_columns[index]}\n({label})"
-    return escape(f"{label}\n(baseline)" if index == view.baseline_index else label)
+    return f"{label}\n(baseline)" if index == view.baseline_index else label
 
 
 def _figure_table(view: CompareView, title: str, rows: list[ViewRow]) -> Table:
@@ -196,7 +196,7 @@ def _figure_table(view: CompareView, title: str, rows: list[ViewRow]) -> Table:
     for index in range(len(view.columns)):
         table.add_column(_header(view, index), justify="right")
     for view_row in rows:
-        table.add_row(view_row.label, *map(escape, view_row.cells))
+        table.add_row(view_row.label, *view_row.cells)
     return table
 
 
@@ -219,11 +219,11 @@ def compare_tables(view: CompareView) -> list[Table]:
         for row in shown:
             style = STATUS_STYLE[row.status]
             check.add_row(
-                escape(row.where),
-                escape(row.printed),
+                row.where,
+                row.printed,
                 row.allowed,
-                escape(row.computed),
-                f"[{style}]{row.status_text}[/]",
+                row.computed,
+                Text(row.status_text, style=style),
             )
         tables.append(check)
     return tables

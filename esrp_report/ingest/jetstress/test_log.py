@@ -12,9 +12,10 @@ counts) keep every occurrence in order.
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, Overflow
 from pathlib import Path
 
 from esrp_report.ingest.text import read_text
@@ -144,9 +145,29 @@ def read_test_log(path: str | Path) -> TestLog:
 
 
 def _milliseconds(value: str, unit: str) -> float:
+    """The figure in ms; infinity when it is past the float range (the caller refuses it)."""
     # Decimal keeps "0.02 seconds" exactly 20 ms instead of 20.000000000000004.
     scale = 1000 if unit.casefold().startswith("s") else 1
-    return float(Decimal(value) * scale)
+    try:
+        return float(Decimal(value) * scale)
+    except Overflow:  # "1e999999999 s": past Decimal's own exponent range, a traceback before
+        return math.inf
+
+
+def _not_finite(log: TestLog, entry: LogEntry, what: str, *values: float) -> bool:
+    """True, with a problem naming the line, when a figure is past the float range: it is no
+    threshold or latency anyone measured, and judging it would turn every rule to nonsense."""
+    if all(math.isfinite(v) for v in values):
+        return False
+    log.problems.append(
+        Problem(
+            log.source,
+            f"{what} is beyond the float range (a number of about 1.8e308 or more); ignored",
+            location=f"line {entry.line}",
+            lost=1,
+        )
+    )
+    return True
 
 
 def _whole(digits: str, log: TestLog, entry: LogEntry) -> int | None:
@@ -193,6 +214,8 @@ def _derive(log: TestLog) -> None:
                 high = _milliseconds(t.group("max"), t.group("max_unit"))
             except InvalidOperation:  # pragma: no cover - the pattern only admits numbers
                 continue
+            if _not_finite(log, entry, f"{t.group('what')} latency threshold", avg, high):
+                continue
             what = "database read" if t.group("what").casefold().startswith("database") else "log write"
             if what in stated and stated[what] != (avg, high):
                 log.problems.append(
@@ -217,7 +240,9 @@ def _derive(log: TestLog) -> None:
         if (mix := _MIX.search(msg)) is not None:
             for item in _MIX_ITEM.finditer(mix.group("body")):
                 name = "_".join(item.group("name").casefold().split())
-                log.operation_mix[name] = float(item.group("value"))
+                share = float(item.group("value"))
+                if not _not_finite(log, entry, f"operation mix {name}", share):
+                    log.operation_mix[name] = share
             continue
         if (q := _QUERIED.search(msg)) is not None:
             if (queried := _whole(q.group("n"), log, entry)) is not None:
@@ -228,8 +253,12 @@ def _derive(log: TestLog) -> None:
                 log.sample_counts.append((s.group("file").strip(), count))
             continue
         if (lat := _INSTANCE_LATENCY.match(msg)) is not None:
-            counters = log.instance_latencies.setdefault(lat.group("instance"), {})
-            counters[lat.group("counter").strip()] = float(lat.group("value"))
+            latency = float(lat.group("value"))
+            if not _not_finite(
+                log, entry, f"{lat.group('instance')} {lat.group('counter').strip()}", latency
+            ):
+                counters = log.instance_latencies.setdefault(lat.group("instance"), {})
+                counters[lat.group("counter").strip()] = latency
             continue
         if _is_error(msg):
             log.errors.append(entry)
