@@ -7,6 +7,7 @@ back; the single writer in the client turns it into DuckDB rows and Parquet file
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -52,7 +53,8 @@ class ParsedRun:
     verdicts: list[dict[str, Any]]
     problems: list[dict[str, Any]]
     counters: pl.DataFrame | None = None  # counter_id, path, machine, object, instance, counter
-    series: pl.DataFrame | None = None  # timestamp, counter_id, value (missing samples absent)
+    # timestamp, counter_id, value (missing samples absent); a streamed log's is read again when written
+    series: pl.DataFrame | StreamedSeries | None = None
 
 
 @dataclass
@@ -304,16 +306,39 @@ def _instance_values(tables: dict[TableKind, InstanceTable], origin: str) -> pl.
     return pl.DataFrame(rows, schema=INSTANCE_SCHEMA, orient="row")
 
 
-def _series(log: CounterLog) -> tuple[pl.DataFrame, pl.DataFrame]:
+@dataclass
+class StreamedSeries:
+    """The series of a log too large to hold (a streamed log): the catalog's writer reads it from the
+    log's file again, a batch of samples at a time, and writes each batch as it comes
+    (:meth:`frames`), so neither the worker nor the writer ever holds the whole series. What
+    travels back from a worker is the log's description, not its samples."""
+
+    log: CounterLog
+    ids: dict[str, int]
+
+    def frames(self) -> Iterator[pl.DataFrame]:
+        """The series in sample order, one frame per batch of the log (``SERIES_SCHEMA``)."""
+        for batch in self.log.sample_batches():
+            yield _long_form(batch, self.ids)
+
+
+def _series(log: CounterLog) -> tuple[pl.DataFrame, pl.DataFrame | StreamedSeries]:
     counters = (
         log.counters.with_row_index("counter_id")
         .with_columns(pl.col("counter_id").cast(pl.Int32))
         .select("counter_id", "column", "path", "machine", "object", "instance", "counter")
     )
     ids = dict(zip(counters["column"].to_list(), counters["counter_id"].to_list(), strict=True))
-    value_columns = [c for c in log.samples.columns if c != "timestamp" and c in ids]
-    series = (
-        log.samples.select(["timestamp", *value_columns])
+    if log.streamed:
+        return counters.drop("column"), StreamedSeries(log, ids)
+    return counters.drop("column"), _long_form(log.samples, ids)
+
+
+def _long_form(samples: pl.DataFrame, ids: dict[str, int]) -> pl.DataFrame:
+    """Samples as series rows (timestamp, counter_id, value), missing samples left out."""
+    value_columns = [c for c in samples.columns if c != "timestamp" and c in ids]
+    return (
+        samples.select(["timestamp", *value_columns])
         .unpivot(index="timestamp", variable_name="column", value_name="value")
         .drop_nulls("value")
         .with_columns(
@@ -322,4 +347,3 @@ def _series(log: CounterLog) -> tuple[pl.DataFrame, pl.DataFrame]:
         )
         .select(list(SERIES_SCHEMA))
     )
-    return counters.drop("column"), series
