@@ -53,7 +53,7 @@ class ParsedRun:
     verdicts: list[dict[str, Any]]
     problems: list[dict[str, Any]]
     counters: pl.DataFrame | None = None  # counter_id, path, machine, object, instance, counter
-    # timestamp, counter_id, value (missing samples absent); a streamed log's is read again when written
+    # timestamp, counter_id, value (missing samples absent), made a slice at a time when written
     series: pl.DataFrame | StreamedSeries | None = None
 
 
@@ -306,32 +306,35 @@ def _instance_values(tables: dict[TableKind, InstanceTable], origin: str) -> pl.
     return pl.DataFrame(rows, schema=INSTANCE_SCHEMA, orient="row")
 
 
+SERIES_SLICE_CELLS = 4_000_000  # samples x counters turned into series rows at a time
+
+
 @dataclass
 class StreamedSeries:
-    """The series of a log too large to hold (a streamed log): the catalog's writer reads it from the
-    log's file again, a batch of samples at a time, and writes each batch as it comes
-    (:meth:`frames`), so neither the worker nor the writer ever holds the whole series. What
-    travels back from a worker is the log's description, not its samples."""
+    """A log's series as the catalog's writer makes it: a slice of samples at a time turned into
+    series rows and written as it comes (:meth:`frames`), so no one holds the whole series (two to
+    three times the samples' size as rows). A streamed log (one too large to hold) is read from its
+    file again; a smaller one travels from the worker as its samples, not as its series."""
 
     log: CounterLog
     ids: dict[str, int]
 
     def frames(self) -> Iterator[pl.DataFrame]:
-        """The series in sample order, one frame per batch of the log (``SERIES_SCHEMA``)."""
+        """The series in sample order, a slice of samples at a time (``SERIES_SCHEMA``)."""
         for batch in self.log.sample_batches():
-            yield _long_form(batch, self.ids)
+            rows = max(1, SERIES_SLICE_CELLS // max(1, batch.width))
+            for piece in batch.iter_slices(rows):
+                yield _long_form(piece, self.ids)
 
 
-def _series(log: CounterLog) -> tuple[pl.DataFrame, pl.DataFrame | StreamedSeries]:
+def _series(log: CounterLog) -> tuple[pl.DataFrame, StreamedSeries]:
     counters = (
         log.counters.with_row_index("counter_id")
         .with_columns(pl.col("counter_id").cast(pl.Int32))
         .select("counter_id", "column", "path", "machine", "object", "instance", "counter")
     )
     ids = dict(zip(counters["column"].to_list(), counters["counter_id"].to_list(), strict=True))
-    if log.streamed:
-        return counters.drop("column"), StreamedSeries(log, ids)
-    return counters.drop("column"), _long_form(log.samples, ids)
+    return counters.drop("column"), StreamedSeries(log, ids)
 
 
 def _long_form(samples: pl.DataFrame, ids: dict[str, int]) -> pl.DataFrame:
