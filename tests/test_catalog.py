@@ -20,13 +20,15 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from esrp_report.catalog import query
+from esrp_report.catalog import parse, query
 from esrp_report.catalog.archive import Limits
 from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
 from esrp_report.catalog.store import Catalog, CatalogError
 from esrp_report.cli.main import app
+from esrp_report.ingest.perfmon import counter_csv
 from esrp_report.ingest.perfmon.counter_csv import read_counter_csv
+from esrp_report.model import StreamedCounterLog
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 NETAPP_PERF = "Performance_2012_4_25_15_29_35.html"
@@ -462,3 +464,43 @@ def test_catalog_sql_reads_only_the_catalog_writes_nothing_and_loads_nothing(tmp
         with pytest.raises(CatalogError, match=reason):
             query.run_sql(catalog_dir, statement)
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_streamed_log_is_catalogued_a_batch_at_a_time_with_the_same_series(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log above the streaming line never becomes one frame: not in the parser, not in the writer;
+    its series file holds the rows a whole read gives (grouped by batch, so compared in one order)."""
+
+    ingest([SAMPLES / "EMAIL5"], tmp_path / "whole", jobs=1)
+    monkeypatch.setattr(counter_csv, "STREAM_BYTES", 0)
+    monkeypatch.setattr(counter_csv, "BATCH_BYTES", 200_000)
+    streamed_log = StreamedCounterLog.samples
+
+    def whole(_log: StreamedCounterLog) -> pl.DataFrame:
+        raise AssertionError("a streamed log was read whole")
+
+    monkeypatch.setattr(StreamedCounterLog, "samples", streamed_log.setter(None).getter(whole))
+    frames: list[int] = []
+    long_form = parse._long_form
+
+    def counted(samples: pl.DataFrame, ids: dict[str, int]) -> pl.DataFrame:
+        frames.append(samples.height)
+        return long_form(samples, ids)
+
+    monkeypatch.setattr(parse, "_long_form", counted)
+    report = ingest([SAMPLES / "EMAIL5"], tmp_path / "streamed", jobs=1)
+    assert not report.failures
+    assert len(frames) > 2  # the performance and stress logs, each in several batches
+    series = {}
+    for name in ("whole", "streamed"):
+        with Catalog.open(tmp_path / name, read_only=True) as catalog:
+            files = catalog.con.execute("SELECT run_id, series_file FROM runs ORDER BY run_id").fetchall()
+            series[name] = [
+                (run, pl.read_parquet(tmp_path / name / file).sort("counter_id", "timestamp"))
+                for run, file in files
+                if file
+            ]
+    assert [run for run, _ in series["streamed"]] == [run for run, _ in series["whole"]]
+    for (_, streamed), (_, whole) in zip(series["streamed"], series["whole"], strict=True):
+        assert streamed.height > 0 and streamed.equals(whole)

@@ -104,7 +104,7 @@ def inspect(path: Path) -> dict[str, Any]:
     elif fmt == ev.COUNTER_CSV:
         from esrp_report.ingest.perfmon import counter_csv
 
-        out.update(counter_csv.describe_counter_log(counter_csv.read_counter_csv(path)))
+        out.update(counter_csv.describe_counter_file(path))
     elif fmt == ev.BLG:
         from esrp_report.ingest.perfmon import blg
 

@@ -7,6 +7,7 @@ back; the single writer in the client turns it into DuckDB rows and Parquet file
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -52,7 +53,8 @@ class ParsedRun:
     verdicts: list[dict[str, Any]]
     problems: list[dict[str, Any]]
     counters: pl.DataFrame | None = None  # counter_id, path, machine, object, instance, counter
-    series: pl.DataFrame | None = None  # timestamp, counter_id, value (missing samples absent)
+    # timestamp, counter_id, value (missing samples absent), made a slice at a time when written
+    series: pl.DataFrame | StreamedSeries | None = None
 
 
 @dataclass
@@ -304,16 +306,42 @@ def _instance_values(tables: dict[TableKind, InstanceTable], origin: str) -> pl.
     return pl.DataFrame(rows, schema=INSTANCE_SCHEMA, orient="row")
 
 
-def _series(log: CounterLog) -> tuple[pl.DataFrame, pl.DataFrame]:
+SERIES_SLICE_CELLS = 4_000_000  # samples x counters turned into series rows at a time
+
+
+@dataclass
+class StreamedSeries:
+    """A log's series as the catalog's writer makes it: a slice of samples at a time turned into
+    series rows and written as it comes (:meth:`frames`), so no one holds the whole series (two to
+    three times the samples' size as rows). A streamed log (one too large to hold) is read from its
+    file again; a smaller one travels from the worker as its samples, not as its series."""
+
+    log: CounterLog
+    ids: dict[str, int]
+
+    def frames(self) -> Iterator[pl.DataFrame]:
+        """The series in sample order, a slice of samples at a time (``SERIES_SCHEMA``)."""
+        for batch in self.log.sample_batches():
+            rows = max(1, SERIES_SLICE_CELLS // max(1, batch.width))
+            for piece in batch.iter_slices(rows):
+                yield _long_form(piece, self.ids)
+
+
+def _series(log: CounterLog) -> tuple[pl.DataFrame, StreamedSeries]:
     counters = (
         log.counters.with_row_index("counter_id")
         .with_columns(pl.col("counter_id").cast(pl.Int32))
         .select("counter_id", "column", "path", "machine", "object", "instance", "counter")
     )
     ids = dict(zip(counters["column"].to_list(), counters["counter_id"].to_list(), strict=True))
-    value_columns = [c for c in log.samples.columns if c != "timestamp" and c in ids]
-    series = (
-        log.samples.select(["timestamp", *value_columns])
+    return counters.drop("column"), StreamedSeries(log, ids)
+
+
+def _long_form(samples: pl.DataFrame, ids: dict[str, int]) -> pl.DataFrame:
+    """Samples as series rows (timestamp, counter_id, value), missing samples left out."""
+    value_columns = [c for c in samples.columns if c != "timestamp" and c in ids]
+    return (
+        samples.select(["timestamp", *value_columns])
         .unpivot(index="timestamp", variable_name="column", value_name="value")
         .drop_nulls("value")
         .with_columns(
@@ -322,4 +350,3 @@ def _series(log: CounterLog) -> tuple[pl.DataFrame, pl.DataFrame]:
         )
         .select(list(SERIES_SCHEMA))
     )
-    return counters.drop("column"), series

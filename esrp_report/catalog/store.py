@@ -24,7 +24,7 @@ import duckdb
 import polars as pl
 
 from esrp_report.catalog.migrations import LATEST, MIGRATIONS
-from esrp_report.catalog.parse import ParsedRun
+from esrp_report.catalog.parse import SERIES_SCHEMA, ParsedRun, StreamedSeries
 from esrp_report.model.errors import InputError
 
 DATABASE = "catalog.duckdb"
@@ -282,12 +282,15 @@ class Catalog:
             (self.root / earlier[1]).unlink(missing_ok=True)
         return "added" if earlier is None else "replaced"
 
-    def _write_series(self, run_id: str, content: str, series: pl.DataFrame) -> str:
+    def _write_series(self, run_id: str, content: str, series: pl.DataFrame | StreamedSeries) -> str:
         folder = self.root / SERIES / f"run_id={run_id}"
         folder.mkdir(parents=True, exist_ok=True)
         final = folder / f"{content[:16]}.parquet"
         temporary = folder / f".{content[:16]}.parquet.tmp"
-        series.write_parquet(temporary, compression="zstd", statistics=True)
+        if isinstance(series, pl.DataFrame):
+            series.write_parquet(temporary, compression="zstd", statistics=True)
+        else:
+            _write_streamed(temporary, series)
         with temporary.open("rb") as handle:
             os.fsync(handle.fileno())
         temporary.replace(final)
@@ -309,3 +312,14 @@ class Catalog:
             self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming")
         finally:
             self.con.unregister("incoming")
+
+
+def _write_streamed(path: Path, series: StreamedSeries) -> None:
+    """A streamed log's series written a batch at a time: one Parquet file, the rows in the order a
+    whole write would give them, memory bounded by the batch."""
+    import pyarrow.parquet as pq  # noqa: PLC0415 - only a log too large to hold needs it
+
+    schema = pl.DataFrame(schema=SERIES_SCHEMA).to_arrow().schema
+    with pq.ParquetWriter(path, schema, compression="zstd", write_statistics=True) as writer:
+        for frame in series.frames():
+            writer.write_table(frame.to_arrow().cast(schema))

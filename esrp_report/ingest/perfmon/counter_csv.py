@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import polars as pl
 
 from esrp_report.ingest.perfmon.counter_path import parse_counter_path
+from esrp_report.ingest.perfmon.describe import describe_counter_log, describe_log, summarise
 from esrp_report.ingest.text import sniff_encoding
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage, Problem, StreamedCounterLog
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
@@ -1109,40 +1110,33 @@ def _rfind(data: memoryview, needle: bytes, start: int) -> int:
 # --- inspect ------------------------------------------------------------------------------------
 
 
-def describe_counter_log(log: CounterLog) -> dict[str, object]:
-    """What ``inspect`` prints about a counter log (``dialect`` is the log's format)."""
-    counters = log.counters
-    samples = log.samples
-    interval = None
-    if samples.height > 1:
-        steps = samples.get_column("timestamp").diff().dt.total_microseconds().drop_nulls()
-        median = steps.median()
-        interval = float(median) / 1e6 if isinstance(median, int | float) else None
-    per_object = (
-        counters.group_by("object")
-        .agg(
-            pl.col("counter").n_unique().alias("counters"),
-            pl.col("instance").drop_nulls().n_unique().alias("instances"),
-        )
-        .sort("object")
+def describe_counter_file(
+    path: str | Path, *, stream_bytes: int | None = None, batch_bytes: int | None = None
+) -> dict[str, object]:
+    """What ``inspect`` prints about a perfmon CSV/TSV. A log up to ``stream_bytes`` is read whole
+    (the quickest for the logs people usually have); a larger one is described in one pass of the
+    stream ``check`` reads it through, so memory follows the batch, not the file."""
+    source = Path(path)
+    try:
+        size = source.stat().st_size
+    except OSError:
+        size = 0  # read_counter_csv says why it cannot be read
+    if size <= (STREAM_BYTES if stream_bytes is None else stream_bytes):
+        return describe_counter_log(read_counter_csv(source))
+    stream = CounterCsvStream(source, batch_bytes=batch_bytes)
+    while True:
+        try:
+            summary = summarise(stream.batches())
+            break
+        except ReadAgain:
+            continue  # not UTF-8 after all: summed again from the start, decoded leniently
+    if stream.samples_read == 0:
+        raise stream.no_samples()
+    return describe_log(
+        dialect=stream.format,
+        time_zone=stream.header.zone,
+        utc_offset_minutes=stream.utc_offset_minutes,
+        counters=stream.counters,
+        summary=summary,
+        problems=stream.problems,
     )
-    stamps = samples.get_column("timestamp")
-    first, last = stamps.min(), stamps.max()
-    return {
-        "dialect": log.format,
-        "time_zone": log.time_zone_name,
-        "utc_offset_minutes": log.utc_offset_minutes,
-        "machines": sorted(m for m in counters.get_column("machine").unique().to_list() if m is not None),
-        "objects": {
-            row["object"]: {"counters": row["counters"], "instances": row["instances"]}
-            for row in per_object.iter_rows(named=True)
-        },
-        "counter_columns": counters.height,
-        "duplicate_columns": int(counters.get_column("duplicate").sum()),
-        "first_sample": first.isoformat() if isinstance(first, datetime) else None,
-        "last_sample": last.isoformat() if isinstance(last, datetime) else None,
-        "samples": samples.height,
-        "interval_seconds": interval,
-        "missing_cells": int(sum(samples.drop("timestamp").null_count().row(0))),
-        "problems": [p.describe() for p in log.problems],
-    }

@@ -20,7 +20,7 @@ from esrp_report.ingest.perfmon.blg.file import BlgFile
 from esrp_report.ingest.perfmon.blg.filetime import utc_stamps
 from esrp_report.ingest.perfmon.blg.header import zone_name
 from esrp_report.ingest.perfmon.blg.window import WindowAverages, _Window
-from esrp_report.ingest.perfmon.counter_csv import describe_counter_log
+from esrp_report.ingest.perfmon.describe import SampleSummary, describe_log
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
 
@@ -116,16 +116,18 @@ def no_columns_error(blg: BlgFile, counters: Sequence[str] | None) -> CounterLog
     )
 
 
-def describe_blg(path: str | Path) -> dict[str, object]:
+def describe_blg(path: str | Path, *, batch_bytes: int | None = None) -> dict[str, object]:
     """What ``inspect`` prints about a .blg: the file's own facts (header, counter list, sample
     layout, counts) plus the counter-log description; when no sample can be read, the facts
-    still, with the reason under ``error``."""
+    still, with the reason under ``error``. The samples are decoded and summed ``batch_bytes`` of
+    records at a time (the reader's batch when None), never held together."""
     with BlgFile(path) as blg:
-        try:
-            log: CounterLog | None = _collect(blg, None, None, None)
-            error = None
-        except (CounterLogError, UnsupportedFormatError) as exc:
-            log, error = None, exc
+        summary = _summarise(blg, batch_bytes)
+        error: CounterLogError | UnsupportedFormatError | None = None
+        if blg.samples_read == 0:
+            error = no_samples_error(blg)
+        elif not blg.columns:
+            error = no_columns_error(blg, None)
         header = blg.header
         facts: dict[str, object] = {
             "producer": f"Windows {header.os_version} build {header.os_build}, {header.pointer_size * 8}-bit",
@@ -145,14 +147,34 @@ def describe_blg(path: str | Path) -> dict[str, object]:
             "original_file": header.log_file,
             "requested_counters": [e.path for e in blg.entries],
         }
-        if log is None:
-            assert error is not None
+        if error is not None:
             return facts | {
                 "machines": sorted({e.machine for e in blg.entries}),
                 "error": str(error),
                 "problems": [p.describe() for p in blg.problems],
             }
-    return facts | describe_counter_log(log)
+        return facts | describe_log(
+            dialect="blg",
+            time_zone=zone_name(header, blg.utc_offset_minutes),
+            utc_offset_minutes=blg.utc_offset_minutes,
+            counters=_counters_frame(blg.columns),
+            summary=summary,
+            problems=list(blg.problems),
+        )
+
+
+def _summarise(blg: BlgFile, batch_bytes: int | None) -> SampleSummary:
+    """The samples' summary in one decoding pass, a batch at a time (a log larger than memory
+    is described as well as a small one)."""
+    summary = SampleSummary()
+    batches = blg.batches() if batch_bytes is None else blg.batches(batch_bytes=batch_bytes)
+    for batch in batches:
+        # A column first seen in a later batch is null in every earlier sample (as read_blg pads
+        # it): counted as missing once the final width is known.
+        summary.add(utc_stamps(batch.stamps, blg.utc_offset_minutes), int(np.isnan(batch.values).sum()))
+        summary.missing_cells -= len(batch.stamps) * batch.values.shape[1]
+    summary.missing_cells += summary.samples * len(blg.columns)
+    return summary
 
 
 def window_report(
