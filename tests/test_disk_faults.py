@@ -63,15 +63,17 @@ def test_an_ingest_the_disk_refuses_is_one_line_and_the_next_resumes(
     says so, and the same ingest later ends with the catalog a clean ingest makes."""
     catalog = tmp_path / "catalog"
     written = {"count": 0}
-    real = pl.DataFrame.write_parquet
+    real = catalog_store.Catalog._write_series
 
-    def refuse_the_second(frame: pl.DataFrame, target: object, **options: object) -> None:
+    # The store writes a run's series either whole or a batch at a time: the fault is raised where
+    # both ways begin, with the file name the disk would have refused.
+    def refuse_the_second(self: catalog_store.Catalog, run_id: str, content: str, series: object) -> str:
         written["count"] += 1
         if written["count"] == 2:
-            raise _fault(number, target)  # type: ignore[arg-type]
-        real(frame, target, **options)  # type: ignore[arg-type]
+            raise _fault(number, self.root / "series" / f"run_id={run_id}")
+        return real(self, run_id, content, series)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", refuse_the_second)
+    monkeypatch.setattr(catalog_store.Catalog, "_write_series", refuse_the_second)
     line = _one_line_naming(_ingest(catalog, SAMPLES / "EMAIL5"), catalog / "series", "kept:", "resumes")
     assert os.strerror(number) in line
     stored = re.search(r"(\d+) run\(s\) stored", line)
