@@ -14,9 +14,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 
 from esrp_report.audit.context import Evaluated
-from esrp_report.audit.result import CellKey, Coverage, TableCoverage, UnreadBlock, cell_key
+from esrp_report.audit.result import (
+    CellKey,
+    Coverage,
+    TableCoverage,
+    UnreadBlock,
+    cell_key,
+    coverage_settings,
+)
 from esrp_report.ingest.documents.layout import figures
 from esrp_report.ingest.documents.structure import lines_read
 from esrp_report.model import DocNumber, PublishedDocument
@@ -77,8 +85,13 @@ def _tables(doc: PublishedDocument) -> Iterator[tuple[str, int, int, list[DocNum
 def coverage(doc: PublishedDocument, guarded: dict[CellKey, float]) -> Coverage:
     """Each table read with its counts, and each block of figures not read."""
     result = Coverage()
+    read = lines_read(doc)
     for title, first, last, numbers in _tables(doc):
         unique = {cell_key(n): n for n in numbers if n.placed}
+        # Figures printed on the lines a table was read from, placed in no cell of it: a row
+        # wrapped or split where its reader lost figures. They count as figures not read.
+        printed = sum(figures(line) for line in doc.lines if first <= line.no <= last and line.no in read)
+        result.lost_in_tables += max(0, printed - len(unique))
         result.tables.append(
             TableCoverage(
                 title=title,
@@ -89,7 +102,7 @@ def coverage(doc: PublishedDocument, guarded: dict[CellKey, float]) -> Coverage:
                 vouched=sum(1 for k, n in unique.items() if k in guarded and vouched(n, guarded[k])),
             )
         )
-    for block in _unread_blocks(doc, lines_read(doc)):
+    for block in _unread_blocks(doc, read):
         if len(result.unread) < MAX_UNREAD_BLOCKS:
             result.unread.append(block)
         else:  # a junk file is all blocks: they are counted, not kept
@@ -121,12 +134,28 @@ def _unread_blocks(doc: PublishedDocument, read: set[int]) -> Iterator[UnreadBlo
         yield _block(block, reasons)
 
 
+_NOT_READ = "no reader took these figures: their labels are in no vocabulary of results tables"
+
+
+@cache
+def _result_words() -> tuple[re.Pattern[str], float]:
+    settings = coverage_settings()["results"]
+    words = "|".join(re.escape(w) for w in settings["words"])
+    return re.compile(rf"(?<![\w/])(?:{words})(?![\w/])", re.IGNORECASE), float(settings["figures_per_line"])
+
+
+def _looks_like_results(block: list[tuple[int, int, str]]) -> bool:
+    """Does a block no reader took hold results, by its words or by how dense in figures it is?"""
+    words, dense = _result_words()
+    if any(words.search(text) for _l, _n, text in block):
+        return True
+    return sum(n for _l, n, _t in block) / len(block) >= dense
+
+
 def _block(block: list[tuple[int, int, str]], reasons: dict[int, str]) -> UnreadBlock:
     first, last = block[0][0], block[-1][0]
-    reason = next(
-        (reasons[n] for n in range(first, last + 1) if n in reasons),
-        "no reader took these figures: their labels are in no vocabulary of results tables",
-    )
+    known = next((reasons[n] for n in range(first, last + 1) if n in reasons), None)
+    reason = known or _NOT_READ
     text = block[0][2]
     return UnreadBlock(
         first_line=first,
@@ -134,4 +163,5 @@ def _block(block: list[tuple[int, int, str]], reasons: dict[int, str]) -> Unread
         numbers=sum(n for _l, n, _t in block),
         what=text if len(text) <= 70 else text[:67] + "...",
         reason=reason,
+        results=known is None and _looks_like_results(block),
     )

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
 
 from esrp_report import model as m
 from esrp_report.model.findings import ERROR, Finding
@@ -53,6 +57,10 @@ class UnreadBlock:
     numbers: int
     what: str  # the first line's text, shortened
     reason: str
+    # Result figures in a layout no reader knows (audit/coverage.py): they count against the share
+    # of the document read. A title page, a table of contents or a known table no relation reads
+    # does not.
+    results: bool = False
 
 
 @dataclass
@@ -64,10 +72,25 @@ class Coverage:
     # Blocks past the first MAX_UNREAD_BLOCKS (audit/coverage.py): counted, not listed.
     more_unread_blocks: int = 0
     more_unread_numbers: int = 0
+    # Figures on the lines of the tables read that no cell of them took (a wrapped row).
+    lost_in_tables: int = 0
 
     @property
     def numbers(self) -> int:
         return sum(t.numbers for t in self.tables)
+
+    @property
+    def unread_numbers(self) -> int:
+        """Result figures in blocks of table rows that no reader took (audit/coverage.py)."""
+        in_blocks = sum(b.numbers for b in self.unread if b.results) + self.more_unread_numbers
+        return in_blocks + self.lost_in_tables
+
+    @property
+    def read_share(self) -> float | None:
+        """The share of the document's table figures that were read into a table the relations know
+        (None when it has none at all)."""
+        total = self.numbers + self.unread_numbers
+        return self.numbers / total if total else None
 
     @property
     def checked(self) -> int:
@@ -76,6 +99,18 @@ class Coverage:
     @property
     def vouched(self) -> int:
         return sum(t.vouched for t in self.tables)
+
+
+@cache
+def coverage_settings() -> dict[str, Any]:
+    """``coverage.toml``: how much of a document a verdict needs, and what counts as a result figure."""
+    text = resources.files("esrp_report.audit").joinpath("coverage.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def min_read_share() -> float:
+    """The share of a document's table figures an audit must read to give a verdict."""
+    return float(coverage_settings()["coverage"]["min_read_share"])
 
 
 @dataclass
@@ -110,9 +145,34 @@ class AuditResult:
     def nothing_checked(self) -> bool:
         """No ESRP results table was read, or no relation between the document's figures was
         evaluated: "0 errors" would be a verdict given without reading the results (a junk file,
-        a PDF of scans, a document whose result tables are in a layout not read), so there is none.
-        Errors found elsewhere (a configuration fact) are still reported, with exit status 1."""
-        return (self.checked == 0 or not self.results_read) and not self.errors
+        a PDF of scans, front matter alone, a document whose result tables are in a layout not
+        read), so there is none. Errors found elsewhere (a configuration fact) are still printed."""
+        return self.checked == 0 or not self.results_read
+
+    @property
+    def partly_read(self) -> bool:
+        """Results were read, but less of the document's table figures than a verdict needs
+        (``coverage.toml``): what was found is printed, and the exit status says "partly read"."""
+        share = self.coverage.read_share if self.coverage else None
+        return not self.nothing_checked and share is not None and share < min_read_share()
+
+    @property
+    def status(self) -> str:
+        """``nothing_checked``, ``partly_read`` or ``checked``: only the last is a verdict."""
+        if self.nothing_checked:
+            return "nothing_checked"
+        return "partly_read" if self.partly_read else "checked"
+
+    def partly_read_message(self) -> str:
+        """The exit-2 line of a document read in part: how much, and which figures were not read."""
+        cover = self.coverage
+        assert cover is not None and cover.read_share is not None
+        total = cover.numbers + cover.unread_numbers
+        return (
+            f"partly read: {cover.numbers:,} of {total:,} result figures in {self.source} "
+            f"({cover.read_share:.0%}; a verdict needs {min_read_share():.0%})"
+            f"{self._unread_summary()}"
+        )
 
     def nothing_checked_message(self) -> str:
         """What was (not) found, for the exit-2 message of a document where nothing was checked,

@@ -317,8 +317,8 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
 ) -> None:
     """Check a published document against itself: sums, aggregates, appendix, thresholds.
 
-    Exit status: 0 no error found, 1 at least one error, 2 unusable input (including a document
-    in which nothing could be checked).
+    Exit status: 0 no error found, 1 at least one error, 2 unusable input, a document in which
+    nothing could be checked, or one only partly read (its findings are printed all the same).
     """
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
@@ -326,6 +326,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     try:
         result = api.audit_document(document, rules_file=rules, loosen=loosen)
         # No audit report for a document where nothing was checked: it would read as a clean bill.
+        # One partly read gets its report, which says so at its head.
         wanted = out is not None and not result.nothing_checked
         written = api.write_audit_report(result, out, formats=_formats(formats)) if wanted and out else []
     except EsrpError as exc:
@@ -333,18 +334,25 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     if as_json:
         data = payload.audit_payload(result)
         # "0 errors" alone cannot tell a clean document from one where nothing was read.
-        data["status"] = "nothing_checked" if result.nothing_checked else "checked"
-        data["message"] = result.nothing_checked_message() if result.nothing_checked else None
+        data["status"] = result.status
+        data["message"] = _audit_message(result)
         typer.echo(json.dumps(data, indent=2))
-        if result.nothing_checked:
+        if result.status != "checked":
             raise typer.Exit(EXIT_UNUSABLE)
     else:
         _print_audit(result, recompute=recompute)
-        if result.nothing_checked:
-            raise _error(result.nothing_checked_message())
         for path in written:
             _console().print(f"wrote {path}")
+        if result.status != "checked":
+            raise _error(_audit_message(result) or result.status)
     raise typer.Exit(EXIT_FAIL if result.errors else EXIT_PASS)
+
+
+def _audit_message(result: AuditResult) -> str | None:
+    """Why an audit gives no verdict (None when it gives one)."""
+    if result.nothing_checked:
+        return result.nothing_checked_message()
+    return result.partly_read_message() if result.partly_read else None
 
 
 def _print_audit(result: AuditResult, *, recompute: bool) -> None:

@@ -305,6 +305,9 @@ def _coverage(result: AuditResult) -> dict[str, Any] | None:
         "numbers": coverage.numbers,
         "checked": coverage.checked,
         "vouched_to_last_digit": coverage.vouched,
+        # The share of the result figures read, which decides whether a verdict is given at all.
+        "result_figures_not_read": coverage.unread_numbers,
+        "read_share": coverage.read_share,
         "tables": [asdict(t) for t in coverage.tables],
         "unread_blocks": [asdict(b) for b in coverage.unread],
         "more_unread_blocks": coverage.more_unread_blocks,  # past the first 1,000: counted only
