@@ -158,8 +158,28 @@ def _rewritten(tmp_path: Path, change: bytes, into: bytes) -> Path:
     return path
 
 
-def test_an_unknown_sample_layout_is_unsupported_naming_the_producer(tmp_path: Path) -> None:
+def test_an_unknown_sub_record_kind_is_skipped_and_the_sample_s_known_counters_kept(tmp_path: Path) -> None:
+    # Issue 29: a kind not understood threw away whole samples whose other sub-records were known.
     path = _rewritten(tmp_path, b"BL\x03\x02", b"BL\x03\x07")  # every wildcard sub-record
+    log = read_blg(path)
+    whole = read_blg(SAMPLES)
+    assert log.sample_count == 25
+    paths = log.counters["path"].to_list()
+    assert not any("network interface" in p for p in paths)
+    assert len(paths) == whole.counters.height - 5  # the wildcard's five instances only
+    named = dict(zip(whole.counters["path"], whole.counters["column"], strict=True))
+    for path_, column in zip(paths, log.counters["column"], strict=True):
+        assert log.samples[column].to_list() == whole.samples[named[path_]].to_list()
+    [skipped] = [p for p in log.problems if "42 4C 03 07" in p.message]
+    assert "25 sample sub-record(s)" in skipped.message
+    assert f"{25 * 0x1F0:,} bytes" in skipped.message
+    assert skipped.lost == 0
+
+
+def test_an_unknown_sample_layout_is_unsupported_naming_the_producer(tmp_path: Path) -> None:
+    data = SAMPLES.read_bytes().replace(b"BL\x03\x02", b"BL\x03\x07").replace(b"BL\x03\x01", b"BL\x03\x07")
+    path = tmp_path / "changed.blg"
+    path.write_bytes(data)  # every sub-record of every sample of a kind not known
     with pytest.raises(
         UnsupportedFormatError, match=r"unsupported: .*Windows 10\.0\.1\.5 build 14393"
     ) as caught:

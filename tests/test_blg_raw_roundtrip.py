@@ -1274,10 +1274,32 @@ def test_damaged_records_are_each_read_or_counted_lost(
 def test_samples_of_an_unknown_kind_among_readable_ones_are_each_named(
     tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
-    """The first two samples' first sub-record made 42 4C 03 07: met before any sample is read,
-    they are held and named one by one once later samples are read; past the number held, the
-    rest are counted in one problem."""
+    """Every sub-record of the first two samples made 42 4C 03 07 (nothing in them of a kind this
+    reader knows): met before any sample is read, they are held and named one by one once later
+    samples are read; past the number held, the rest are counted in one problem."""
     monkeypatch.setattr(blg_module.decoding, "_HELD", held)
+    data = bytearray(CLEAN)
+    for head, end in SPANS[:2]:
+        for tag in (b"BL\x03\x01", b"BL\x03\x02"):
+            at = data.find(tag, head, end)
+            while at >= 0:
+                data[at + 3] = 7
+                at = data.find(tag, at + 4, end)
+    result = damaged_read(tmp_path, bytes(data), engine)
+    assert result is not None
+    read, lost, problems = result
+    assert (read, lost) == (DAMAGE_SAMPLES - 2, 2)
+    named = [p for p in problems if "not understood: sample sub-record kind(s) 42 4C 03 07 only" in p]
+    if held > 1:
+        assert len(named) == 2 and all("(1 skipped)" in p for p in named), problems
+    else:
+        assert len(named) == 1 and "10:00:00.000" in named[0] and "(1 skipped)" in named[0], problems
+        assert any("1 more sample(s) not understood" in p and "(1 skipped)" in p for p in problems), problems
+
+
+def test_a_sub_record_of_an_unknown_kind_is_skipped_and_its_sample_read(tmp_path: Path, engine: str) -> None:
+    """Issue 29: the first sub-record of two samples made 42 4C 03 07. Both samples are read (their
+    other counters kept), the kind is named once with its count and bytes, nothing is lost."""
     data = bytearray(CLEAN)
     for head, _ in SPANS[:2]:
         assert data[head + 8 : head + 12] == b"BL\x03\x01"
@@ -1285,13 +1307,9 @@ def test_samples_of_an_unknown_kind_among_readable_ones_are_each_named(
     result = damaged_read(tmp_path, bytes(data), engine)
     assert result is not None
     read, lost, problems = result
-    assert (read, lost) == (DAMAGE_SAMPLES - 2, 2)
-    named = [p for p in problems if "not understood: sample sub-record kind 42 4C 03 07" in p]
-    if held > 1:
-        assert len(named) == 2 and all("(1 skipped)" in p for p in named), problems
-    else:
-        assert len(named) == 1 and "10:00:00.000" in named[0] and "(1 skipped)" in named[0], problems
-        assert any("1 more sample(s) not understood" in p and "(1 skipped)" in p for p in problems), problems
+    assert (read, lost) == (DAMAGE_SAMPLES, 0), problems
+    [named] = [p for p in problems if "of kind 42 4C 03 07" in p]
+    assert "2 sample sub-record(s)" in named and "the other counters of those samples are read" in named
 
 
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

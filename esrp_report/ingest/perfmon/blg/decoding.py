@@ -131,6 +131,8 @@ class _Decoder:
         self.samples_lost = 0
         self.samples_unsupported = 0
         self.error_samples = 0  # samples with a counter whose collection failed
+        # Sub-records of a kind not read: kind -> [sub-records, bytes, local stamp of the first].
+        self.skipped_kinds: dict[int, list[int]] = {}
         self._failures: dict[int, int] = {}  # PDH status -> failed counters (or wildcards) with it
         self._values_missing = 0  # cells left empty by those failures (a wildcard lists none)
         self._failed_at: list[int] = []  # local stamps of the first such samples
@@ -204,6 +206,10 @@ class _Decoder:
     ) -> BlgBatch:
         n = len(records)
         stamps = np.array([r.stamp for r in records], dtype=np.int64)
+        for kind, size in layout.skipped:
+            counted = self.skipped_kinds.setdefault(kind, [0, 0, int(stamps[0])])
+            counted[0] += n
+            counted[1] += n * size
         if layout.failed:
             self.error_samples += n
             for column, status in layout.failed:
@@ -371,6 +377,16 @@ class _Decoder:
                     "are skipped and counted as lost",
                     location=_where(record),
                     lost=self.samples_unsupported,
+                )
+            )
+        for kind, (count, size, first) in sorted(self.skipped_kinds.items()):
+            problems.append(
+                Problem(
+                    self.layouts.source,
+                    f"{count} sample sub-record(s) of kind 42 4C 03 {kind:02X}, which this reader does not "
+                    f"know, skipped ({size:,} bytes; the first in the sample at {_local_text(first)}); "
+                    "the other counters of those samples are read",
+                    location=f"sub-record kind 42 4C 03 {kind:02X}",
                 )
             )
         if not self.error_samples:
