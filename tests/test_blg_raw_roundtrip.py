@@ -287,6 +287,21 @@ class Model:
                     self.failed_stamps.append(sample.local)
 
     def value(self, column: int, k: int) -> float | None:
+        value = self.cooked(column, k)
+        return None if self.impossible(column, value) else value
+
+    def impossible(self, column: int, value: float | None) -> bool:
+        """Below 0 for a type that cannot be: PDH_CALC_NEGATIVE_VALUE, no value (docs/blg.md)."""
+        return value is not None and value < 0 and self.kinds[column].formula not in ("raw", "delta")
+
+    def negatives(self) -> int:
+        return sum(
+            self.impossible(c, self.cooked(c, k))
+            for c in range(len(self.paths))
+            for k in range(len(self.samples))
+        )
+
+    def cooked(self, column: int, k: int) -> float | None:
         cur = self.cells[column][k]
         if cur is None or cur.status not in VALID:
             return None
@@ -419,7 +434,13 @@ def check_log(
         )
     else:
         assert failed == []
+    negatives = model.negatives()
+    dropped = [p.message for p in log.problems if "below 0" in p.message]
+    assert dropped == ([f"{negatives} cooked value(s)"] if negatives else []) or (
+        len(dropped) == 1 and dropped[0].startswith(f"{negatives} cooked value(s) below 0")
+    ), dropped
     if problems is not None:
+        problems += bool(negatives)
         assert len(log.problems) == problems, [p.describe() for p in log.problems]
 
 
@@ -986,7 +1007,9 @@ def test_window_averages_are_the_formula_on_the_first_and_last_raw_values(
         assert row["why"] is None, path_text
         assert row["exact_average"] == pytest.approx(want, rel=1e-12), path_text
         # The mean leaves out the value at the window's first sample (it covers the interval before).
-        assert row["mean_of_samples"] == pytest.approx(mean(per_sample[1:]), rel=1e-12), path_text
+        # Values below 0 that cannot be are left empty (PDH_CALC_NEGATIVE_VALUE): not in the mean.
+        present = [v for v in per_sample[1:] if v is not None]
+        assert row["mean_of_samples"] == pytest.approx(mean(present), rel=1e-12), path_text
     assert_engines_agree(path)
 
 
