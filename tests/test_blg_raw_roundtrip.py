@@ -13,7 +13,7 @@ import contextlib
 import io
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -1391,3 +1391,57 @@ def test_a_sample_whose_event_header_is_damaged_is_counted_lost(tmp_path: Path, 
         for p in problems
     )
     assert (read, lost) == (DAMAGE_SAMPLES - 1, 1)
+
+
+@pytest.mark.parametrize("short", range(1, 8))
+def test_a_wildcard_size_short_of_its_length_is_read_whole(tmp_path: Path, short: int) -> None:
+    """Issue 29: Windows 11 writes the wildcard body size up to 7 bytes short of length - 8 (the
+    last name ending past it). Every cell reads as from the exact size; one note says so."""
+    counters, samples = wildcard_log()
+    padded = [
+        Sample(s.local, [replace(v, size_short=short) if isinstance(v, RawArray) else v for v in s.values])
+        for s in samples
+    ]
+    path = write(tmp_path / "short.blg", counters, padded)
+    data = path.read_bytes()
+    at = data.index(b"BL\x03\x02")
+    length, size = struct.unpack_from("<II", data, at + 4)
+    assert length - 8 - size == short  # the variation is in the bytes
+    log = read_blg(path)
+    check_log(log, Model(counters, samples), offset=OFFSET, problems=1)
+    (note,) = log.problems
+    assert note.severity == "note" and f"is {short} byte(s) short of its length" in note.message
+    assert note.lost == 0
+    assert_engines_agree(path)
+
+
+@pytest.mark.parametrize("kind", [0x07, 0x15, 0xFE])
+def test_a_sub_record_of_an_unknown_kind_leaves_the_known_counters_of_its_sample(
+    tmp_path: Path, kind: int
+) -> None:
+    """Issue 29: one entry's sub-record of a kind the reader does not know (0x15 without a counter
+    set record (38) to name it reads as one) in every sample: the samples are read, every other column equal
+    to the log written without it, and the kind named with its count and bytes."""
+    counters, samples = wildcard_log()
+    whole = read_blg(write(tmp_path / "whole.blg", counters, samples))
+    body = bytes(range(37))  # 40 bytes once padded
+    odd = [
+        Sample(s.local, [rw.OpaqueSubRecord(kind, body) if i == 1 else v for i, v in enumerate(s.values)])
+        for s in samples
+    ]
+    path = write(tmp_path / "odd.blg", counters, odd)
+    with BlgFile(path) as blg:
+        for _batch in blg.batches():
+            pass
+        assert (blg.samples_read, blg.samples_lost) == (len(samples), 0)
+    log = read_blg(path)
+    paths = log.counters.get_column("path").to_list()
+    assert paths and not any("\\Queue" in p for p in paths)
+    named = dict(whole.counters.select("path", "column").iter_rows())
+    assert len(paths) == sum("\\Queue" not in p for p in named)
+    for p, column in log.counters.select("path", "column").iter_rows():
+        assert log.samples.get_column(column).to_list() == whole.samples.get_column(named[p]).to_list(), p
+    (skipped,) = [p.message for p in log.problems if f"42 4C 03 {kind:02X}" in p.message]
+    assert skipped.startswith(f"{len(samples)} sample sub-record(s) of kind 42 4C 03 {kind:02X}")
+    assert f"({len(samples) * 48:,} bytes;" in skipped
+    assert_engines_agree(path)

@@ -89,10 +89,11 @@ class _Countersets:
         entry = self.entries[sub.ordinal]
         found = self.sets.get(entry.object)
         if found is None:
-            raise _Malformed(
-                f"counter set sub-record at record byte {position}: no counter set record (38) "
-                f"describes {entry.object!r}"
-            )
+            # Without record 38 its values have no names: nothing contradicts, so stepped over
+            # and counted as a kind not read, the sample's other counters kept.
+            built.variable.append((position + 8, position + length))
+            built.skipped.append((record[position + 3], length))
+            return
         body, end = position + 8, position + length
         if length < 8 + _SUB_HEAD + 16:
             raise _Malformed(f"counter set sub-record at record byte {position} has length {length}")

@@ -431,9 +431,10 @@ class _Decoder:
             problems.append(
                 Problem(
                     self.layouts.source,
-                    f"{count} sample sub-record(s) of kind 42 4C 03 {kind:02X}, which this reader does not "
-                    f"know, skipped ({size:,} bytes; the first in the sample at {_local_text(first)}); "
-                    "the other counters of those samples are read",
+                    f"{count} sample sub-record(s) of kind 42 4C 03 {kind:02X}, not read (a kind this reader "
+                    f"does not know, or a counter set no record 38 describes), skipped ({size:,} bytes; "
+                    f"the first in the sample at {_local_text(first)}); the other counters of those "
+                    "samples are read",
                     location=f"sub-record kind 42 4C 03 {kind:02X}",
                 )
             )
