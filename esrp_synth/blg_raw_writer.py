@@ -310,12 +310,31 @@ class RawArray:
     items: tuple[RawItem, ...]
     status: int = PDH_CSTATUS_VALID_DATA
     stamp: Stamp | None = None
+    # How many bytes the body-size field falls short of length - 8 (0 = as Windows 10 writes it;
+    # Windows 11 writes the end of the last name, its length rounded up to 8: docs/blg.md).
+    size_short: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "items", tuple(self.items))
+        if not 0 <= self.size_short <= 7:
+            raise ValueError(f"size_short must be 0..7, not {self.size_short}")
 
 
-SampleValue = RawValue | RawArray
+@dataclass(frozen=True)
+class OpaqueSubRecord:
+    """A sub-record of a kind a reader may not know (``BL 03 kind``) in an entry's place: its body
+    as given, padded to 8 bytes. Tests a reader's tolerance: the sample's other values stand."""
+
+    kind: int
+    body: bytes = b""
+    stamp: Stamp | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.kind <= 0xFF:
+            raise ValueError(f"kind must be a byte, not {self.kind}")
+
+
+SampleValue = RawValue | RawArray | OpaqueSubRecord
 
 
 @dataclass(frozen=True)
@@ -610,9 +629,18 @@ def _array(value: RawArray, stamp: int) -> bytes:
         )
         names += utf16z(item.name)
     body_size = align8(start + len(names))
-    head = _ARRAY_HEAD.pack(body_size, len(value.items), _u32(value.status, "CStatus"), 0, stamp)
+    # With size_short the field stops short of the body and the names stay where they are, so the
+    # last one may end past it, as in the Windows 11 logs.
+    head = _ARRAY_HEAD.pack(
+        body_size - value.size_short, len(value.items), _u32(value.status, "CStatus"), 0, stamp
+    )
     body = head + bytes(items) + bytes(names).ljust(body_size - start, b"\0")
     return ARRAY_TAG + struct.pack("<I", body_size + 8) + body
+
+
+def _opaque(value: OpaqueSubRecord) -> bytes:
+    body = value.body.ljust(align8(len(value.body)), b"\0")
+    return b"BL\x03" + bytes([value.kind]) + struct.pack("<I", len(body) + 8) + body
 
 
 # --- the writer ----------------------------------------------------------------------------------
@@ -729,7 +757,9 @@ class RawBlgWriter:
             if stamp is None:
                 raise ValueError(f"{counter.path}: no stamp (give local_time or the value's stamp)")
             last = stamp
-            if counter.wildcard:
+            if isinstance(value, OpaqueSubRecord):
+                parts.append(_opaque(value))
+            elif counter.wildcard:
                 if not isinstance(value, RawArray):
                     raise TypeError(f"{counter.path} is a wildcard entry: give a RawArray")
                 parts.append(_array(value, stamp))

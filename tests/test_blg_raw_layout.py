@@ -121,19 +121,26 @@ def test_bad_counter_samples_keeps_every_readable_value_and_accounts_for_the_err
     # % Processor Time (100NSEC_TIMER_INV): a value wherever both samples were collected, the raw
     # values moved forward and time passed; none anywhere else (never a zero for a failure).
     columns = log.counters.get_column("column").to_list()
-    expected_values = 0
+    # A value below 0 is what PDH flags PDH_CALC_NEGATIVE_VALUE: left empty and counted (issue 29).
+    expected_values = negative = 0
     for column, name in enumerate(columns):
         cooked = log.samples.get_column(name).to_list()
         for i in range(1, 275):
             (s0, n0, d0), (s1, n1, d1) = reference[i - 1][1][column], reference[i][1][column]
             readable = s0 == s1 == 0 and n1 >= n0 and d1 > d0
-            if readable:
-                expected_values += 1
-                assert cooked[i] == 100.0 * (1.0 - (n1 - n0) / (d1 - d0)), (name, i)
-            else:
-                assert cooked[i] is None, (name, i)
+            value = 100.0 * (1.0 - (n1 - n0) / (d1 - d0)) if readable else None
+            if value is not None and value < 0:
+                negative += 1
+                value = None
+            expected_values += value is not None
+            assert cooked[i] == value, (name, i)
         assert cooked[0] is None
-    assert expected_values == 275 * 26 - 131
+    assert (expected_values, negative) == (275 * 26 - 131 - 79, 79)
+    [dropped] = [p for p in log.problems if "below 0" in p.message]
+    assert (
+        dropped.message.startswith("79 cooked value(s) below 0")
+        and "PDH_CALC_NEGATIVE_VALUE" in dropped.message
+    )
     (problem,) = [p for p in log.problems if "collection failed" in p.message]
     assert problem.message.startswith(
         "5 sample(s) with counters whose collection failed: 52 value(s) missing"
@@ -158,8 +165,28 @@ def _rewritten(tmp_path: Path, change: bytes, into: bytes) -> Path:
     return path
 
 
-def test_an_unknown_sample_layout_is_unsupported_naming_the_producer(tmp_path: Path) -> None:
+def test_an_unknown_sub_record_kind_is_skipped_and_the_sample_s_known_counters_kept(tmp_path: Path) -> None:
+    # Issue 29: a kind not understood threw away whole samples whose other sub-records were known.
     path = _rewritten(tmp_path, b"BL\x03\x02", b"BL\x03\x07")  # every wildcard sub-record
+    log = read_blg(path)
+    whole = read_blg(SAMPLES)
+    assert log.sample_count == 25
+    paths = log.counters["path"].to_list()
+    assert not any("network interface" in p for p in paths)
+    assert len(paths) == whole.counters.height - 5  # the wildcard's five instances only
+    named = dict(zip(whole.counters["path"], whole.counters["column"], strict=True))
+    for path_, column in zip(paths, log.counters["column"], strict=True):
+        assert log.samples[column].to_list() == whole.samples[named[path_]].to_list()
+    [skipped] = [p for p in log.problems if "42 4C 03 07" in p.message]
+    assert "25 sample sub-record(s)" in skipped.message
+    assert f"{25 * 0x1F0:,} bytes" in skipped.message
+    assert skipped.lost == 0
+
+
+def test_an_unknown_sample_layout_is_unsupported_naming_the_producer(tmp_path: Path) -> None:
+    data = SAMPLES.read_bytes().replace(b"BL\x03\x02", b"BL\x03\x07").replace(b"BL\x03\x01", b"BL\x03\x07")
+    path = tmp_path / "changed.blg"
+    path.write_bytes(data)  # every sub-record of every sample of a kind not known
     with pytest.raises(
         UnsupportedFormatError, match=r"unsupported: .*Windows 10\.0\.1\.5 build 14393"
     ) as caught:

@@ -13,7 +13,7 @@ import contextlib
 import io
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -287,6 +287,21 @@ class Model:
                     self.failed_stamps.append(sample.local)
 
     def value(self, column: int, k: int) -> float | None:
+        value = self.cooked(column, k)
+        return None if self.impossible(column, value) else value
+
+    def impossible(self, column: int, value: float | None) -> bool:
+        """Below 0 for a type that cannot be: PDH_CALC_NEGATIVE_VALUE, no value (docs/blg.md)."""
+        return value is not None and value < 0 and self.kinds[column].formula not in ("raw", "delta")
+
+    def negatives(self) -> int:
+        return sum(
+            self.impossible(c, self.cooked(c, k))
+            for c in range(len(self.paths))
+            for k in range(len(self.samples))
+        )
+
+    def cooked(self, column: int, k: int) -> float | None:
         cur = self.cells[column][k]
         if cur is None or cur.status not in VALID:
             return None
@@ -419,7 +434,13 @@ def check_log(
         )
     else:
         assert failed == []
+    negatives = model.negatives()
+    dropped = [p.message for p in log.problems if "below 0" in p.message]
+    assert dropped == ([f"{negatives} cooked value(s)"] if negatives else []) or (
+        len(dropped) == 1 and dropped[0].startswith(f"{negatives} cooked value(s) below 0")
+    ), dropped
     if problems is not None:
+        problems += bool(negatives)
         assert len(log.problems) == problems, [p.describe() for p in log.problems]
 
 
@@ -986,7 +1007,9 @@ def test_window_averages_are_the_formula_on_the_first_and_last_raw_values(
         assert row["why"] is None, path_text
         assert row["exact_average"] == pytest.approx(want, rel=1e-12), path_text
         # The mean leaves out the value at the window's first sample (it covers the interval before).
-        assert row["mean_of_samples"] == pytest.approx(mean(per_sample[1:]), rel=1e-12), path_text
+        # Values below 0 that cannot be are left empty (PDH_CALC_NEGATIVE_VALUE): not in the mean.
+        present = [v for v in per_sample[1:] if v is not None]
+        assert row["mean_of_samples"] == pytest.approx(mean(present), rel=1e-12), path_text
     assert_engines_agree(path)
 
 
@@ -1274,10 +1297,32 @@ def test_damaged_records_are_each_read_or_counted_lost(
 def test_samples_of_an_unknown_kind_among_readable_ones_are_each_named(
     tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
-    """The first two samples' first sub-record made 42 4C 03 07: met before any sample is read,
-    they are held and named one by one once later samples are read; past the number held, the
-    rest are counted in one problem."""
+    """Every sub-record of the first two samples made 42 4C 03 07 (nothing in them of a kind this
+    reader knows): met before any sample is read, they are held and named one by one once later
+    samples are read; past the number held, the rest are counted in one problem."""
     monkeypatch.setattr(blg_module.decoding, "_HELD", held)
+    data = bytearray(CLEAN)
+    for head, end in SPANS[:2]:
+        for tag in (b"BL\x03\x01", b"BL\x03\x02"):
+            at = data.find(tag, head, end)
+            while at >= 0:
+                data[at + 3] = 7
+                at = data.find(tag, at + 4, end)
+    result = damaged_read(tmp_path, bytes(data), engine)
+    assert result is not None
+    read, lost, problems = result
+    assert (read, lost) == (DAMAGE_SAMPLES - 2, 2)
+    named = [p for p in problems if "not understood: sample sub-record kind(s) 42 4C 03 07 only" in p]
+    if held > 1:
+        assert len(named) == 2 and all("(1 skipped)" in p for p in named), problems
+    else:
+        assert len(named) == 1 and "10:00:00.000" in named[0] and "(1 skipped)" in named[0], problems
+        assert any("1 more sample(s) not understood" in p and "(1 skipped)" in p for p in problems), problems
+
+
+def test_a_sub_record_of_an_unknown_kind_is_skipped_and_its_sample_read(tmp_path: Path, engine: str) -> None:
+    """Issue 29: the first sub-record of two samples made 42 4C 03 07. Both samples are read (their
+    other counters kept), the kind is named once with its count and bytes, nothing is lost."""
     data = bytearray(CLEAN)
     for head, _ in SPANS[:2]:
         assert data[head + 8 : head + 12] == b"BL\x03\x01"
@@ -1285,13 +1330,9 @@ def test_samples_of_an_unknown_kind_among_readable_ones_are_each_named(
     result = damaged_read(tmp_path, bytes(data), engine)
     assert result is not None
     read, lost, problems = result
-    assert (read, lost) == (DAMAGE_SAMPLES - 2, 2)
-    named = [p for p in problems if "not understood: sample sub-record kind 42 4C 03 07" in p]
-    if held > 1:
-        assert len(named) == 2 and all("(1 skipped)" in p for p in named), problems
-    else:
-        assert len(named) == 1 and "10:00:00.000" in named[0] and "(1 skipped)" in named[0], problems
-        assert any("1 more sample(s) not understood" in p and "(1 skipped)" in p for p in problems), problems
+    assert (read, lost) == (DAMAGE_SAMPLES, 0), problems
+    [named] = [p for p in problems if "of kind 42 4C 03 07" in p]
+    assert "2 sample sub-record(s)" in named and "the other counters of those samples are read" in named
 
 
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -1350,3 +1391,57 @@ def test_a_sample_whose_event_header_is_damaged_is_counted_lost(tmp_path: Path, 
         for p in problems
     )
     assert (read, lost) == (DAMAGE_SAMPLES - 1, 1)
+
+
+@pytest.mark.parametrize("short", range(1, 8))
+def test_a_wildcard_size_short_of_its_length_is_read_whole(tmp_path: Path, short: int) -> None:
+    """Issue 29: Windows 11 writes the wildcard body size up to 7 bytes short of length - 8 (the
+    last name ending past it). Every cell reads as from the exact size; one note says so."""
+    counters, samples = wildcard_log()
+    padded = [
+        Sample(s.local, [replace(v, size_short=short) if isinstance(v, RawArray) else v for v in s.values])
+        for s in samples
+    ]
+    path = write(tmp_path / "short.blg", counters, padded)
+    data = path.read_bytes()
+    at = data.index(b"BL\x03\x02")
+    length, size = struct.unpack_from("<II", data, at + 4)
+    assert length - 8 - size == short  # the variation is in the bytes
+    log = read_blg(path)
+    check_log(log, Model(counters, samples), offset=OFFSET, problems=1)
+    (note,) = log.problems
+    assert note.severity == "note" and f"is {short} byte(s) short of its length" in note.message
+    assert note.lost == 0
+    assert_engines_agree(path)
+
+
+@pytest.mark.parametrize("kind", [0x07, 0x15, 0xFE])
+def test_a_sub_record_of_an_unknown_kind_leaves_the_known_counters_of_its_sample(
+    tmp_path: Path, kind: int
+) -> None:
+    """Issue 29: one entry's sub-record of a kind the reader does not know (0x15 without a counter
+    set record (38) to name it reads as one) in every sample: the samples are read, every other column equal
+    to the log written without it, and the kind named with its count and bytes."""
+    counters, samples = wildcard_log()
+    whole = read_blg(write(tmp_path / "whole.blg", counters, samples))
+    body = bytes(range(37))  # 40 bytes once padded
+    odd = [
+        Sample(s.local, [rw.OpaqueSubRecord(kind, body) if i == 1 else v for i, v in enumerate(s.values)])
+        for s in samples
+    ]
+    path = write(tmp_path / "odd.blg", counters, odd)
+    with BlgFile(path) as blg:
+        for _batch in blg.batches():
+            pass
+        assert (blg.samples_read, blg.samples_lost) == (len(samples), 0)
+    log = read_blg(path)
+    paths = log.counters.get_column("path").to_list()
+    assert paths and not any("\\Queue" in p for p in paths)
+    named = dict(whole.counters.select("path", "column").iter_rows())
+    assert len(paths) == sum("\\Queue" not in p for p in named)
+    for p, column in log.counters.select("path", "column").iter_rows():
+        assert log.samples.get_column(column).to_list() == whole.samples.get_column(named[p]).to_list(), p
+    (skipped,) = [p.message for p in log.problems if f"42 4C 03 {kind:02X}" in p.message]
+    assert skipped.startswith(f"{len(samples)} sample sub-record(s) of kind 42 4C 03 {kind:02X}")
+    assert f"({len(samples) * 48:,} bytes;" in skipped
+    assert_engines_agree(path)

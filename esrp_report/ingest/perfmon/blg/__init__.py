@@ -3,8 +3,9 @@ r"""Windows perfmon binary counter logs (``.blg``, Windows Vista and later), rea
 The file is an event-trace log: fixed-size buffers of events carrying records, one record per
 sample. A sample record holds sub-records, and each sub-record's tag says which of two layouts
 it belongs to: ``BL 03 05``, a perflib ``PERF_DATA_BLOCK`` (the Vista layout), or ``BL 03 01``
-/ ``BL 03 02``, PDH raw counters named by the log's counter list (the raw-counter layout). The
-layout is dispatched on that tag, sub-record by sub-record (``samples.py``). The format is
+/ ``BL 03 02`` / ``BL 03 15``, PDH raw counters named by the log's counter list (the raw-counter
+layout). The layout is dispatched on that tag, sub-record by sub-record (``samples.py``); a kind
+not known is skipped and counted, the sample's other sub-records read. The format is
 described in docs/blg.md.
 
 Speed comes from layouts: a sample whose structure (every byte except counter data and clocks)
@@ -23,6 +24,7 @@ The package, a module a line; each imports only modules above it:
 - ``columns.py``: the counter columns (:class:`BlgColumn`) and the ``--counters`` :class:`Selector`.
 - ``perflib.py``: the Vista layout (``BL 03 05``): PERF_DATA_BLOCK objects, instances, name tables.
 - ``raw_counters.py``: the raw-counter layout (``BL 03 01``, ``02``): record 32's paths, PDH statuses.
+- ``countersets.py``: Windows 11 counter sets: record 38 (names, types) and ``BL 03 15`` values.
 - ``samples.py``: the sample record: each sub-record handed to its layout by tag (a new layout goes here).
 - ``window.py``: exact window averages: ``_Window``, fed each cooked run; :class:`WindowAverages`.
 - ``decoding.py``: runs of one layout stacked, gathered and cooked (NumPy or ``_blgcook``); :class:`BlgBatch`.

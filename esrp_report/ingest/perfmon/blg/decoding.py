@@ -114,6 +114,11 @@ def _native_plan(layout: _Layout) -> _NativePlan:
     )
 
 
+# Formulas whose displayed value may be below 0: a raw count is the counter's own number, a
+# delta a signed movement. Every other formula measures something that cannot be negative.
+_SIGNED = (Formula.RAW, Formula.DELTA)
+
+
 class _Decoder:
     """Cooks runs of sample records that share a layout; keeps the previous raw values between runs."""
 
@@ -131,6 +136,10 @@ class _Decoder:
         self.samples_lost = 0
         self.samples_unsupported = 0
         self.error_samples = 0  # samples with a counter whose collection failed
+        self.negative_values = 0  # cooked values below 0 left empty (PDH_CALC_NEGATIVE_VALUE)
+        self._negative_first: tuple[int, int] | None = None  # (local stamp, column) of the first
+        # Sub-records of a kind not read: kind -> [sub-records, bytes, local stamp of the first].
+        self.skipped_kinds: dict[int, list[int]] = {}
         self._failures: dict[int, int] = {}  # PDH status -> failed counters (or wildcards) with it
         self._values_missing = 0  # cells left empty by those failures (a wildcard lists none)
         self._failed_at: list[int] = []  # local stamps of the first such samples
@@ -204,6 +213,10 @@ class _Decoder:
     ) -> BlgBatch:
         n = len(records)
         stamps = np.array([r.stamp for r in records], dtype=np.int64)
+        for kind, size in layout.skipped:
+            counted = self.skipped_kinds.setdefault(kind, [0, 0, int(stamps[0])])
+            counted[0] += n
+            counted[1] += n * size
         if layout.failed:
             self.error_samples += n
             for column, status in layout.failed:
@@ -232,6 +245,8 @@ class _Decoder:
         else:
             current = self._cook_numpy(layout, matrix, prev_row, first_ok, values_out)
             last = current[-1]
+        if (values_out < 0).any():  # one vectorised test; rows with an impossible value are rare
+            self._drop_negative(layout, stamps, values_out)
         if self.window is not None:
             self.window.update(layout, stamps, current, values_out)
         self.prev_ok[:] = False
@@ -342,6 +357,32 @@ class _Decoder:
             values_out[:, cols[members]] = values
         return current
 
+    def _drop_negative(
+        self,
+        layout: _Layout,
+        stamps: np.ndarray[Any, np.dtype[np.int64]],
+        values: np.ndarray[Any, np.dtype[np.float64]],
+    ) -> None:
+        """A cooked value below 0 of a type that cannot be negative (every formula but raw counts
+        and deltas: rates, timers, fractions, averages) is what PDH reports with the status
+        PDH_CALC_NEGATIVE_VALUE, and Windows' tools show no value there (docs/blg.md): left empty
+        and counted, never exported."""
+        members = [int(i) for g in layout.groups if g.formula not in _SIGNED for i in g.members]
+        if not members:
+            return
+        cols = layout.columns[members]
+        block = values[:, cols]
+        negative = block < 0
+        found = int(negative.sum())
+        if not found:
+            return
+        block[negative] = np.nan
+        values[:, cols] = block
+        self.negative_values += found
+        if self._negative_first is None:
+            row, col = np.argwhere(negative)[0]
+            self._negative_first = (int(stamps[row]), int(cols[col]))
+
     def failure_problems(self) -> list[Problem]:
         """The samples of a layout not understood (see ``unsupported``), and those in which some
         counters have no value because their collection failed (a PDH status other than valid
@@ -371,6 +412,30 @@ class _Decoder:
                     "are skipped and counted as lost",
                     location=_where(record),
                     lost=self.samples_unsupported,
+                )
+            )
+        if self._negative_first is not None:
+            stamp, column = self._negative_first
+            path = self.layouts.columns.list[column].path
+            problems.append(
+                Problem(
+                    self.layouts.source,
+                    f"{self.negative_values} cooked value(s) below 0 of counters that cannot be negative "
+                    f"(the first: {path} at {_local_text(stamp)}) left empty, as Windows shows no value "
+                    "for them (PDH_CALC_NEGATIVE_VALUE, 0x800007D8): a counter reset or a clock that "
+                    "went back between two samples",
+                    location=f"sample at {_local_text(stamp)}",
+                )
+            )
+        for kind, (count, size, first) in sorted(self.skipped_kinds.items()):
+            problems.append(
+                Problem(
+                    self.layouts.source,
+                    f"{count} sample sub-record(s) of kind 42 4C 03 {kind:02X}, not read (a kind this reader "
+                    f"does not know, or a counter set no record 38 describes), skipped ({size:,} bytes; "
+                    f"the first in the sample at {_local_text(first)}); the other counters of those "
+                    "samples are read",
+                    location=f"sub-record kind 42 4C 03 {kind:02X}",
                 )
             )
         if not self.error_samples:

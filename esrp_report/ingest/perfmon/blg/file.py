@@ -21,6 +21,7 @@ from esrp_report.ingest.perfmon.blg.container import (
     _Record,
     _where,
 )
+from esrp_report.ingest.perfmon.blg.countersets import KIND_COUNTERSET, parse_counterset
 from esrp_report.ingest.perfmon.blg.decoding import ENGINES, BlgBatch, _Decoder, native_engine_built
 from esrp_report.ingest.perfmon.blg.filetime import _LAST_FILETIME
 from esrp_report.ingest.perfmon.blg.layouts import _Malformed
@@ -153,7 +154,7 @@ class BlgFile:
             if pending:
                 yield from decoder.decode(pending)
                 pending, pending_bytes = [], 0
-            self._other_record(record)
+            self._other_record(record, layouts)
         if pending:
             yield from decoder.decode(pending)
         self.samples_read = decoder.samples
@@ -172,13 +173,26 @@ class BlgFile:
         )
         self.layouts_seen = sorted(layouts.layouts_seen)
 
-    def _other_record(self, record: _Record) -> None:
+    def _other_record(self, record: _Record, layouts: _Layouts) -> None:
         if record.kind == KIND_NAMES:
             self._name_table(record)
         elif record.kind == KIND_CATALOG:
             if len(record.data) >= 24:
                 first, last, samples, objects = struct.unpack_from("<QQII", record.data, 0)
                 self.catalog = Catalog(first, last, samples, objects)
+        elif record.kind == KIND_COUNTERSET:
+            try:
+                found = parse_counterset(record.data)
+                layouts.countersets[found.name] = found
+            except (_Malformed, struct.error) as exc:
+                self._container.problems.append(
+                    Problem(
+                        self.source,
+                        f"a counter set record (38) is unreadable ({exc}); the samples' values of that "
+                        "set cannot be named and are skipped as damage",
+                        location=_where(record),
+                    )
+                )
         elif record.kind == KIND_PATHS:
             try:
                 self.entries[:] = parse_path_entries(record.data)

@@ -46,10 +46,10 @@ class _Notes:
         self.problems: list[Problem] = []
         self._reported: set[tuple[str, ...]] = set()
 
-    def once(self, key: tuple[str, ...], message: str, location: str) -> None:
+    def once(self, key: tuple[str, ...], message: str, location: str, *, severity: str = "warning") -> None:
         if key not in self._reported:
             self._reported.add(key)
-            self.problems.append(Problem(self.source, message, location=location))
+            self.problems.append(Problem(self.source, message, location=location, severity=severity))
 
     def not_cooked(self, obj: str, counter: str, code: int, where: str) -> None:
         self.once(
@@ -84,6 +84,7 @@ class _Layout:
     failed: list[tuple[int, int]] = field(
         default_factory=list
     )  # (column or -1 for a wildcard listing none, PDH status)
+    skipped: list[tuple[int, int]] = field(default_factory=list)  # (sub-record kind, bytes) not read
 
 
 @dataclass
@@ -111,6 +112,7 @@ class _Builder:
     formulas: list[Formula | None] = field(default_factory=list)
     shared_clock: list[bool] = field(default_factory=list)
     failed: list[tuple[int, int]] = field(default_factory=list)  # (column, PDH status) without a value
+    skipped: list[tuple[int, int]] = field(default_factory=list)  # (kind, bytes) of sub-records not read
     # How often each (machine, object, instance, counter) has come so far in this record.
     occurrences: dict[tuple[str, str, str | None, str], int] = field(default_factory=dict)
 
@@ -166,6 +168,7 @@ class _Builder:
             ],
             uncooked=np.array([i for i, f in enumerate(self.formulas) if f is None], dtype=np.int64),
             failed=self.failed,
+            skipped=self.skipped,
         )
 
 

@@ -138,13 +138,26 @@ class _RawCounters:
         if length < 8 + _RAW_ARRAY.size:
             raise _Malformed(f"wildcard sub-record at record byte {position} has length {length}")
         size, count, status, _stamp = _RAW_ARRAY.unpack_from(record, body)
-        if size != length - 8 or body + _RAW_ARRAY.size + count * _RAW_ITEM.size > end:
+        items_end = body + _RAW_ARRAY.size + count * _RAW_ITEM.size
+        where = f"{sub.where}, record byte {position}"
+        # The body size is a bound, not the body: Windows 10 writes it equal to length - 8, Windows
+        # 11 up to 7 bytes short (the length is it rounded up to 8) with the last name ending
+        # past it. Only a size or items beyond the sub-record contradict it.
+        if size > length - 8 or items_end > end or items_end > body + max(size, _RAW_ARRAY.size):
             raise _Malformed(
                 f"wildcard sub-record at record byte {position}: body size {size}, {count} item(s) "
                 f"of {_RAW_ITEM.size} bytes do not fit its {length - 8} bytes"
             )
+        if size < length - 8:
+            self.notes.once(
+                ("short wildcard size",),
+                f"wildcard sub-record body size {size} is {length - 8 - size} byte(s) short of its length "
+                f"- 8 ({length - 8}) (padding to 8 bytes, as Windows 11 writes it; the first such, later "
+                "ones not listed): its instance names are read to the sub-record's end",
+                where,
+                severity="note",
+            )
         built.variable.append((body + 16, body + 24))  # time stamp
-        where = f"record byte {position}"
         seen: dict[str, int] = {}
         for k in range(count):
             item = body + _RAW_ARRAY.size + k * _RAW_ITEM.size
@@ -224,7 +237,7 @@ def _add(
 def _utc_clock(data: bytes, entries: list[PathEntry]) -> int | None:
     """A sample's UTC FILETIME: the D of its first sound counter on the 100 ns clock (D is that
     clock for these types: docs/blg.md); None when it has none or does not start with a raw counter."""
-    if len(data) < 16 or data[8:12] not in (_RAW_TAG, _RAW_ARRAY_TAG):
+    if len(data) < 16 or data[8:11] != _RAW_TAG[:3] or data[8:12] == b"BL\x03\x05":
         return None
     position, ordinal = 8, 0
     while position + 8 <= len(data) and ordinal < len(entries):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from esrp_report.ingest.perfmon.blg import perflib, raw_counters
+from esrp_report.ingest.perfmon.blg import countersets, perflib, raw_counters
 from esrp_report.ingest.perfmon.blg.columns import _Columns
 from esrp_report.ingest.perfmon.blg.layouts import (
     _Builder,
@@ -38,15 +38,18 @@ class _Layouts:
         self.source = source
         self.columns = columns
         self.entries = entries if entries is not None else []  # record 32, for raw-counter samples
+        self.countersets: dict[str, countersets.Counterset] = {}  # records 38, by name
         self.layouts_seen: set[str] = set()  # "perflib" (PERF_DATA_BLOCKs), "raw" (PDH raw counters)
         self.notes = _Notes(source)
         vista = perflib._Perflib(columns, names, self.notes)
         raw = raw_counters._RawCounters(columns, self.entries, self.notes)
+        sets = countersets._Countersets(columns, self.entries, self.countersets, self.notes)
         # The sub-record tags: the layout each belongs to and the reader of its kind.
         self.readers: dict[bytes, tuple[str, Callable[[bytes, _SubRecord, _Builder], None]]] = {
             perflib._OBJECT_TAG: ("perflib", vista.read),
             raw_counters._RAW_TAG: ("raw", raw.read_counter),
             raw_counters._RAW_ARRAY_TAG: ("raw", raw.read_array),
+            countersets._COUNTERSET_TAG: ("raw", sets.read),
         }
 
     @property
@@ -77,17 +80,24 @@ class _Layouts:
                 layout, read = known
                 self.layouts_seen.add(layout)
                 read(record, _SubRecord(position, length, ordinal, where), built)
-            elif tag[:3] == _CONTAINER_TAG[:3]:  # a BL 03 kind this reader does not know
-                raise _Unsupported(
-                    f"sample sub-record kind {tag.hex(' ').upper()} at record byte {position} "
-                    "(this reader knows 42 4C 03 05, 01 and 02)"
-                )
+            elif tag[:3] == _CONTAINER_TAG[:3]:
+                # A kind this reader does not know says nothing against the sub-records beside it
+                # (Windows 11 writes one kind per counter path, known and unknown side by side):
+                # stepped over by its length, its bytes free to change, counted per sample.
+                built.variable.append((position + 8, position + length))
+                built.skipped.append((tag[3], length))
             else:
                 raise _Malformed(
                     f"sub-record tag 42 4C 03 .. expected at record byte {position}, found {tag.hex(' ')}"
                 )
             ordinal += 1
             position += length
+        if built.skipped and not built.columns and not built.failed:
+            # Nothing in the sample is of a kind this reader knows: not damage, a layout not read.
+            kinds = ", ".join(f"42 4C 03 {kind:02X}" for kind in sorted({k for k, _ in built.skipped}))
+            raise _Unsupported(
+                f"sample sub-record kind(s) {kinds} only (this reader knows 42 4C 03 05, 01, 02 and 15)"
+            )
         return built.layout(record[:total])
 
     def utc_clock(self, data: bytes) -> int | None:
