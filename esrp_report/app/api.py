@@ -47,20 +47,25 @@ def check(
     target_iops: float | None = None,
     name: str | None = None,
     loosen: str | None = None,
+    encoding: str | None = None,
 ) -> SolutionAssessment:
     """Read the evidence under ``paths`` and judge it. A rules file more lenient than Microsoft's
-    thresholds is refused unless ``loosen`` says why."""
+    thresholds is refused unless ``loosen`` says why; ``encoding`` is the code page of every
+    perfmon CSV/TSV (None: found from each file)."""
     from esrp_report.analysis.assess import assess
     from esrp_report.analysis.rules import load_rules
     from esrp_report.analysis.solution import load_solution
+    from esrp_report.ingest.perfmon import counter_csv
 
     rules = load_rules(rules_file, loosen=loosen)
-    solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
+    with counter_csv.encoding_given(encoding):
+        solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
 
 
-def inspect(path: Path) -> dict[str, Any]:
-    """Describe any supported file: its format and what it holds."""
+def inspect(path: Path, *, encoding: str | None = None) -> dict[str, Any]:
+    """Describe any supported file: its format and what it holds (``encoding``: a perfmon
+    CSV/TSV's code page instead of the one found from its bytes)."""
     from esrp_report.render import payload
 
     fmt = ev.detect_format(path)
@@ -99,7 +104,7 @@ def inspect(path: Path) -> dict[str, Any]:
     elif fmt == ev.COUNTER_CSV:
         from esrp_report.ingest.perfmon import counter_csv
 
-        out.update(counter_csv.describe_counter_log(counter_csv.read_counter_csv(path)))
+        out.update(counter_csv.describe_counter_log(counter_csv.read_counter_csv(path, encoding=encoding)))
     elif fmt == ev.BLG:
         from esrp_report.ingest.perfmon import blg
 
@@ -120,11 +125,13 @@ def convert_counter_log(
     counters: list[str] | None = None,
     begin: datetime | None = None,
     end: datetime | None = None,
+    encoding: str | None = None,
 ) -> ConvertResult:
-    """A .blg (or perfmon CSV/TSV) as relog-style CSV/TSV or Parquet, streaming."""
+    """A .blg (or perfmon CSV/TSV, in ``encoding`` if given) as relog-style CSV/TSV or Parquet,
+    streaming."""
     from esrp_report.app import convert as counter_convert
 
-    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end)
+    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end, encoding=encoding)
 
 
 @dataclass

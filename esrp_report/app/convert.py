@@ -96,10 +96,12 @@ def convert(
     counters: Sequence[str] | None = None,
     begin: datetime | None = None,
     end: datetime | None = None,
+    encoding: str | None = None,
 ) -> ConvertResult:
     """Write ``source`` (.blg, or a perfmon CSV/TSV) to ``output``.
 
-    ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time.
+    ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time;
+    ``encoding``: a CSV/TSV's code page instead of the one found from its bytes.
     """
     fmt = output_format(output)
     folder = output.parent if str(output.parent) else Path()
@@ -112,7 +114,7 @@ def convert(
     if found is formats.BLG:
         return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
     if found is formats.COUNTER_CSV:
-        return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+        return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end), encoding=encoding)
     raise UnsupportedFormatError(
         source,
         f"convert takes counter logs; this is {found.looks_like}",
@@ -128,9 +130,10 @@ def _convert_csv(
     *,
     counters: Sequence[str] | None,
     bounds: tuple[datetime | None, datetime | None],
+    encoding: str | None = None,
 ) -> ConvertResult:
     """A perfmon CSV/TSV read a window of rows at a time, each written as it is read."""
-    stream = counter_csv.CounterCsvStream(source)
+    stream = counter_csv.CounterCsvStream(source, encoding=encoding)
     selector = blg.Selector(counters)
     chosen = stream.counters.filter(pl.col("path").map_elements(selector.wants, return_dtype=pl.Boolean))
     offset = stream.utc_offset_minutes
