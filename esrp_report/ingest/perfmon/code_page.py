@@ -121,8 +121,10 @@ def given(name: str) -> TextEncoding:
         raise ValueError(
             f"unknown encoding {name!r}: expected a code page such as cp1250, windows-1251, 932 or utf-8"
         ) from None
-    codec = "utf-8-sig" if info.name == "utf-8" else info.name
-    return TextEncoding(codec, _display(info.name), "given with --encoding")
+    # Python calls cp936 "gbk": a Windows code page keeps its Windows number, as detection names it.
+    windows = {codecs.lookup(cp).name: cp for cp in ANSI_CODE_PAGES}
+    codec = "utf-8-sig" if info.name == "utf-8" else windows.get(info.name, info.name)
+    return TextEncoding(codec, _display(codec), "given with --encoding")
 
 
 def detect(head: bytes, first_line: bytes) -> TextEncoding:
@@ -158,7 +160,9 @@ def detect(head: bytes, first_line: bytes) -> TextEncoding:
 
 def _display(codec: str) -> str:
     match = re.fullmatch(r"cp(12\d\d)", codec)
-    return f"windows-{match.group(1)}" if match else codec.replace("_", "-")
+    if match:
+        return f"windows-{match.group(1)}"
+    return "utf-8" if codec == "utf-8-sig" else codec.replace("_", "-")
 
 
 @dataclass
