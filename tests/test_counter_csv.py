@@ -427,6 +427,7 @@ def test_describe(engine: str, tmp_path: Path) -> None:
         "encoding_basis": "the header is ASCII (every code page reads it alike)",
         "time_zone": "Pacific Standard Time",
         "utc_offset_minutes": -480,
+        "time_basis": "utc",
         "machines": ["EMAIL5"],
         "objects": {
             "LogicalDisk": {"counters": 1, "instances": 1},

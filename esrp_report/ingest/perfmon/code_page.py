@@ -138,7 +138,9 @@ def detect(head: bytes, first_line: bytes) -> TextEncoding:
         return TextEncoding(sniffed, sniffed, basis)
     if first_line.isascii():
         try:
-            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+            # The first 4 KiB, as for any text input (ingest.text); a later bad byte is found by
+            # the reader, which decodes again leniently.
+            codecs.getincrementaldecoder("utf-8")().decode(head[:4096], final=False)
         except UnicodeDecodeError:
             # Rows hold only stamps and numbers: a byte outside ASCII there is damage, not text of
             # any code page. Latin-1 shows it as the byte it is, and the cell is reported.

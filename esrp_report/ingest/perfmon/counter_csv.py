@@ -179,6 +179,7 @@ class _Header:
     bias: int | None
     length: int  # bytes of the header line, line end included
     problems: list[Problem] = field(default_factory=list)
+    first_cell: str = ""  # as the source wrote it: kept by convert when it states no offset
 
 
 @dataclass
@@ -578,7 +579,7 @@ def _read_header(data: memoryview, source: Path, codec: str = "utf-8-sig") -> _H
             location="line 1",
             expected="counter paths after the first cell",
         )
-    return _Header(separator, cells[1:], zone, bias, length, problems)
+    return _Header(separator, cells[1:], zone, bias, length, problems, cells[0].lstrip("\ufeff"))
 
 
 def _separator(line: str, kind: str) -> str:
@@ -636,8 +637,8 @@ def _zone_and_bias(cell: str, source: Path) -> tuple[str | None, int | None, lis
         problems.append(
             Problem(
                 str(source),
-                "time-zone offset unknown (the header gives no bias): timestamps are local times "
-                "kept as if they were UTC",
+                "time-zone offset unknown (the header gives no bias): time stamps are the writer's "
+                "local wall-clock times, kept as written and never labelled UTC",
                 location="line 1, column 1",
             )
         )
@@ -1242,12 +1243,17 @@ def describe_counter_log(log: CounterLog) -> dict[str, object]:
     )
     stamps = samples.get_column("timestamp")
     first, last = stamps.min(), stamps.max()
+    local = log.utc_offset_minutes is None  # wall-clock times of an unknown offset: no "+00:00"
+    if local:
+        first = first.replace(tzinfo=None) if isinstance(first, datetime) else first
+        last = last.replace(tzinfo=None) if isinstance(last, datetime) else last
     return {
         "dialect": log.format,
         "encoding": log.encoding,
         "encoding_basis": log.encoding_basis,
         "time_zone": log.time_zone_name,
         "utc_offset_minutes": log.utc_offset_minutes,
+        "time_basis": "local" if local else "utc",
         "machines": sorted(m for m in counters.get_column("machine").unique().to_list() if m is not None),
         "objects": {
             row["object"]: {"counters": row["counters"], "instances": row["instances"]}
