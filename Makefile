@@ -22,6 +22,7 @@ test: $(STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
+	$(BIN)/python -m benchmarks.corpus
 	$(BIN)/python -m benchmarks.run
 
 samples: $(STAMP)

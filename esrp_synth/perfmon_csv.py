@@ -17,7 +17,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-ENCODINGS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "cp1252")
+# Windows ANSI code pages PDH writes CSV/TSV in (the machine's), besides the Unicode forms.
+CODE_PAGES = (
+    "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258",
+    "cp874", "cp932", "cp936", "cp949", "cp950",
+)  # fmt: skip
+ENCODINGS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", *CODE_PAGES)
 SEPARATORS = (",", "\t")
 
 
@@ -30,12 +35,15 @@ def write_pdh_csv(
     separator: str = ",",
     encoding: str = "utf-8",
     time_zone_name: str = "Pacific Standard Time",
-    bias_minutes: int = 480,
+    bias_minutes: int | None = 480,
 ) -> None:
     """Write one PDH-CSV (``separator=","``) or PDH-TSV (``"\\t"``) file.
 
     ``values`` has one row per timestamp and one column per path; None/NaN is a missing sample.
-    ``encoding`` "utf-16" is little-endian with a BOM (what perfmon writes); "utf-16-le" has no BOM.
+    ``encoding`` "utf-16" is little-endian with a BOM (what perfmon writes); "utf-16-le" has no BOM;
+    a Windows code page (``CODE_PAGES``) is what PDH writes on a machine whose ANSI code page it is.
+    ``bias_minutes`` None writes the first cell a non-English writer does: the zone name cut at
+    its first character outside ASCII, no bias (``time_zone_name`` "" gives ``(PDH-CSV 4.0) (``).
     Timestamps are local wall-clock times, written to the millisecond (perfmon's resolution).
     """
     if encoding not in ENCODINGS:
@@ -47,7 +55,7 @@ def write_pdh_csv(
     kind = "TSV" if separator == "\t" else "CSV"
     header = io.StringIO()
     csv.writer(header, delimiter=separator, quoting=csv.QUOTE_ALL, lineterminator="\r\n").writerow(
-        [f"(PDH-{kind} 4.0) ({time_zone_name})({bias_minutes})", *paths]
+        [_first_cell(kind, time_zone_name, bias_minutes), *paths]
     )
     body = frame.insert_column(0, stamps.dt.strftime("%m/%d/%Y %H:%M:%S%.3f")).write_csv(
         None,
@@ -60,6 +68,12 @@ def write_pdh_csv(
     # Python's "utf-16" follows the machine's byte order; perfmon's files are little-endian.
     bom, codec = (codecs.BOM_UTF16_LE, "utf-16-le") if encoding == "utf-16" else (b"", encoding)
     Path(path).write_bytes(bom + (header.getvalue() + body).encode(codec))
+
+
+def _first_cell(kind: str, zone: str, bias: int | None) -> str:
+    if bias is None:
+        return f"(PDH-{kind} 4.0) ({zone}"
+    return f"(PDH-{kind} 4.0) ({zone})({bias})"
 
 
 def _timestamps(timestamps_local: Sequence[datetime] | pl.Series) -> pl.Series:

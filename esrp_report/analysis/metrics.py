@@ -187,6 +187,9 @@ class CounterMetrics:
     samples_lost: int = 0  # samples of the log lost whole (placement in time unknown)
     backward_stamps: int = 0  # samples stamped earlier than the one before them
     coverage: Coverage | None = None  # how the window's samples are spaced
+    # "utc", or "local" when the log states no offset: its stamps are the writer's wall-clock
+    # times (held in the UTC-typed column as they are), and no output may label them UTC.
+    time_basis: str = "utc"
 
     def caveats(self) -> list[str]:
         """Run-wide reasons why any figure from this log may hide a failure."""
@@ -462,7 +465,12 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     for batch in _window_batches(log, window, tally):
         reduced.add(batch)
 
-    result = CounterMetrics(window=window, samples_in_window=reduced.rows, coverage=tally.coverage)
+    result = CounterMetrics(
+        window=window,
+        samples_in_window=reduced.rows,
+        coverage=tally.coverage,
+        time_basis="utc" if log.utc_offset_minutes is not None else "local",
+    )
     _account_for_damage(result, log, window, columns, tally)
     if window.origin == "whole log":
         result.problems.append(

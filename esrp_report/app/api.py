@@ -49,23 +49,28 @@ def check(
     target_iops: float | None = None,
     name: str | None = None,
     loosen: str | None = None,
+    encoding: str | None = None,
 ) -> SolutionAssessment:
     """Read the evidence under ``paths`` and judge it. A rules file more lenient than Microsoft's
     thresholds is refused unless ``loosen`` says why; a ``target_iops`` that is not a finite number
-    above 0 is an InputError (no rule can judge against it)."""
+    above 0 is an InputError (no rule can judge against it); ``encoding`` is the code page of every
+    perfmon CSV/TSV (None: found from each file)."""
     from esrp_report.analysis.assess import assess
     from esrp_report.analysis.rules import load_rules
     from esrp_report.analysis.solution import load_solution
+    from esrp_report.ingest.perfmon import counter_csv
 
     if target_iops is not None and not (math.isfinite(target_iops) and target_iops > 0):
         raise InputError("target_iops", f"is {target_iops!r}", expected="a finite number of IOPS above 0")
     rules = load_rules(rules_file, loosen=loosen)
-    solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
+    with counter_csv.encoding_given(encoding):
+        solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
 
 
-def inspect(path: Path) -> dict[str, Any]:
-    """Describe any supported file: its format and what it holds."""
+def inspect(path: Path, *, encoding: str | None = None) -> dict[str, Any]:
+    """Describe any supported file: its format and what it holds (``encoding``: a perfmon
+    CSV/TSV's code page instead of the one found from its bytes)."""
     from esrp_report.render import payload
 
     fmt = ev.detect_format(path)
@@ -104,7 +109,7 @@ def inspect(path: Path) -> dict[str, Any]:
     elif fmt == ev.COUNTER_CSV:
         from esrp_report.ingest.perfmon import counter_csv
 
-        out.update(counter_csv.describe_counter_file(path))
+        out.update(counter_csv.describe_counter_file(path, encoding=encoding))
     elif fmt == ev.BLG:
         from esrp_report.ingest.perfmon import blg
 
@@ -125,11 +130,13 @@ def convert_counter_log(
     counters: list[str] | None = None,
     begin: datetime | None = None,
     end: datetime | None = None,
+    encoding: str | None = None,
 ) -> ConvertResult:
-    """A .blg (or perfmon CSV/TSV) as relog-style CSV/TSV or Parquet, streaming."""
+    """A .blg (or perfmon CSV/TSV, in ``encoding`` if given) as relog-style CSV/TSV or Parquet,
+    streaming."""
     from esrp_report.app import convert as counter_convert
 
-    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end)
+    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end, encoding=encoding)
 
 
 @dataclass

@@ -96,10 +96,12 @@ def convert(
     counters: Sequence[str] | None = None,
     begin: datetime | None = None,
     end: datetime | None = None,
+    encoding: str | None = None,
 ) -> ConvertResult:
     """Write ``source`` (.blg, or a perfmon CSV/TSV) to ``output``.
 
-    ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time.
+    ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time;
+    ``encoding``: a CSV/TSV's code page instead of the one found from its bytes.
     """
     fmt = output_format(output)
     folder = output.parent if str(output.parent) else Path()
@@ -113,7 +115,9 @@ def convert(
         if found is formats.BLG:
             return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
         if found is formats.COUNTER_CSV:
-            return _convert_csv(source, output, fmt, counters=counters, bounds=(begin, end))
+            return _convert_csv(
+                source, output, fmt, counters=counters, bounds=(begin, end), encoding=encoding
+            )
     except OSError as exc:
         # A full disk, a folder made read-only, the source gone: the writer has removed what it
         # wrote (``_Writer.__exit__``), so the message can say nothing was kept.
@@ -137,9 +141,10 @@ def _convert_csv(
     *,
     counters: Sequence[str] | None,
     bounds: tuple[datetime | None, datetime | None],
+    encoding: str | None = None,
 ) -> ConvertResult:
     """A perfmon CSV/TSV read a window of rows at a time, each written as it is read."""
-    stream = counter_csv.CounterCsvStream(source)
+    stream = counter_csv.CounterCsvStream(source, encoding=encoding)
     selector = blg.Selector(counters)
     chosen = stream.counters.filter(pl.col("path").map_elements(selector.wants, return_dtype=pl.Boolean))
     offset = stream.utc_offset_minutes
@@ -150,7 +155,13 @@ def _convert_csv(
         written = 0
         try:
             with _Writer(
-                output, fmt, paths, zone=stream.header.zone, offset=offset, source=str(source)
+                output,
+                fmt,
+                paths,
+                zone=stream.header.zone,
+                offset=offset,
+                source=str(source),
+                first_cell=stream.header.first_cell,
             ) as writer:
                 for batch in stream.batches():
                     samples = batch.select(selection).filter(keep)
@@ -247,6 +258,7 @@ class _Writer:
         offset: int | None,
         source: str,
         rows: int | None = None,
+        first_cell: str | None = None,
     ) -> None:
         self.path = path
         self.fmt = fmt
@@ -263,6 +275,8 @@ class _Writer:
                     )
                 )
         self.offset = offset or 0
+        self.local = offset is None  # no offset stated: local wall-clock time, not UTC
+        self.first_cell = first_cell
         self.zone = zone
         self.source = source
         self.rows = rows
@@ -272,23 +286,47 @@ class _Writer:
     def __enter__(self) -> _Writer:
         if self.fmt == "parquet":
             names = _unique(self.shown)
+            # A log that states no offset keeps its local wall-clock times, naive, and says so:
+            # labelling them UTC would state an offset (0) the source never did.
+            stamps = pa.timestamp("us") if self.local else pa.timestamp("us", tz="UTC")
             schema = pa.schema(
-                [pa.field("timestamp", pa.timestamp("us", tz="UTC"))]
-                + [pa.field(n, pa.float64()) for n in names],
+                [pa.field("timestamp", stamps)] + [pa.field(n, pa.float64()) for n in names],
                 metadata={
                     "esrp_report.source": self.source,
                     "esrp_report.time_zone": self.zone or "",
-                    "esrp_report.utc_offset_minutes": str(self.offset),
+                    "esrp_report.utc_offset_minutes": "" if self.local else str(self.offset),
+                    "esrp_report.time_basis": "local" if self.local else "utc",
                     "esrp_report.counter_paths": json.dumps(self.paths),
                 },
             )
             self._names = names
             self._parquet = _ParquetParts(self.path, schema, rows=self.rows)
+            if self.local:
+                self.problems.append(
+                    Problem(
+                        self.source,
+                        "the source states no time-zone offset: time stamps stored as its local times "
+                        "(timestamp without a zone, esrp_report.time_basis = local), not as UTC",
+                        location="line 1, column 1",
+                        severity="note",
+                    )
+                )
         else:
             separator = "," if self.fmt == "csv" else "\t"
             kind = "CSV" if self.fmt == "csv" else "TSV"
             bias = -self.offset
             first = f"(PDH-{kind} 4.0) ({self.zone or ''})({bias})"
+            if self.local:
+                first = _unstated_offset_cell(self.first_cell, kind, self.zone)
+                self.problems.append(
+                    Problem(
+                        self.source,
+                        f"the source states no time-zone offset: time stamps written as its local times and "
+                        f"the first header cell kept as the source had it ({first!r}), no bias invented",
+                        location="line 1, column 1",
+                        severity="note",
+                    )
+                )
             cells = [printable(first), *self.shown]
             self._text = self.path.open("wb")
             header = separator.join('"' + c.replace('"', '""') + '"' for c in cells) + "\r\n"
@@ -500,6 +538,13 @@ class _ParquetParts:
                 f"exists as a file, but this log is written as a Parquet dataset directory: {why}",
                 expected="a path that is not a file (remove it, or name another output)",
             )
+
+
+def _unstated_offset_cell(cell: str | None, kind: str, zone: str | None) -> str:
+    """The source's first header cell, its signature naming the output's kind (CSV or TSV)."""
+    if not cell:
+        return f"(PDH-{kind} 4.0) ({zone or ''}"
+    return re.sub(r"\(PDH-(CSV|TSV)", f"(PDH-{kind}", cell, count=1, flags=re.IGNORECASE)
 
 
 def _unique(names: list[str]) -> list[str]:

@@ -100,6 +100,14 @@ LoosenOption = Annotated[
     typer.Option("--loosen", help="Why the --rules file may be more lenient than Microsoft's thresholds."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (full precision) instead of tables.")]
+EncodingOption = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help="The code page of perfmon CSV/TSV logs (e.g. cp1250, windows-1251, 932, utf-8) "
+        "instead of the one found from their bytes.",
+    ),
+]
 TargetOption = Annotated[
     float | None,
     typer.Option(
@@ -154,12 +162,13 @@ def version() -> None:
 
 
 @app.command()
-def check(
+def check(  # noqa: PLR0917 - Typer maps each parameter to an option
     paths: InputPaths,
     rules: RulesOption = None,
     target_iops: TargetOption = None,
     as_json: JsonOption = False,
     loosen: LoosenOption = None,
+    encoding: EncodingOption = None,
 ) -> None:
     """Judge Jetstress results per instance, server and solution.
 
@@ -170,7 +179,9 @@ def check(
     from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        assessment = api.check(paths, rules_file=rules, target_iops=target_iops, loosen=loosen)
+        assessment = api.check(
+            paths, rules_file=rules, target_iops=target_iops, loosen=loosen, encoding=encoding
+        )
     except EsrpError as exc:
         if as_json:  # --json always writes its document: nothing evaluated, and why
             typer.echo(json.dumps(payload.unusable_payload(", ".join(map(str, paths)), exc), indent=2))
@@ -460,12 +471,13 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
         datetime | None, typer.Option("--begin", help="With --averages: window start (the log's local time).")
     ] = None,
     end: Annotated[datetime | None, typer.Option("--end", help="With --averages: window end.")] = None,
+    encoding: EncodingOption = None,
 ) -> None:
-    """Describe a file: its format and what it holds."""
+    """Describe a file: its format and what it holds (a perfmon CSV/TSV: the encoding read)."""
     if averages:
         _print_averages(file, counters=counters, bounds=(begin, end), as_json=as_json)
         return
-    status = output.inspect_file(file, as_json=as_json)
+    status = output.inspect_file(file, as_json=as_json, encoding=encoding)
     if status:
         raise typer.Exit(status)
 
@@ -536,7 +548,7 @@ def _print_averages(
 
 
 @app.command()
-def convert(
+def convert(  # noqa: PLR0917 - Typer maps each parameter to an option
     source: Annotated[Path, typer.Argument(help="A binary perfmon log (.blg), or a perfmon CSV/TSV.")],
     output: Annotated[
         Path, typer.Option("-o", "--output", help="OUT.csv, OUT.tsv or OUT.parquet (format from the name).")
@@ -556,12 +568,15 @@ def convert(
         ),
     ] = None,
     end: Annotated[datetime | None, typer.Option("--end", help="Last sample to keep.")] = None,
+    encoding: EncodingOption = None,
 ) -> None:
-    """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming."""
+    """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming (output in UTF-8)."""
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        result = api.convert_counter_log(source, output, counters=counters, begin=begin, end=end)
+        result = api.convert_counter_log(
+            source, output, counters=counters, begin=begin, end=end, encoding=encoding
+        )
     except EsrpError as exc:
         raise _error(str(exc)) from None
     console = _console()

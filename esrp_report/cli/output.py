@@ -52,21 +52,21 @@ def plain(value: Any) -> str:
         return fmt_number(value, 3)
     if isinstance(value, list):
         if value and isinstance(value[0], dict):
-            return "\n".join(json.dumps(v, default=str) for v in value)
+            return "\n".join(json.dumps(v, default=str, ensure_ascii=False) for v in value)
         return ", ".join(str(v) for v in value) if value else "—"
     if isinstance(value, dict):
-        return json.dumps(value, default=str)
+        return json.dumps(value, default=str, ensure_ascii=False)
     return "—" if value is None else str(value)
 
 
-def inspect_file(file: Path, *, as_json: bool) -> int:
+def inspect_file(file: Path, *, as_json: bool, encoding: str | None = None) -> int:
     """Describe ``file`` (:func:`esrp_report.app.api.inspect`) on stdout; the exit status: 0, or
     2 with the reason on stderr when it cannot be described or its content cannot be read (what
     could be read, such as a binary log's header, is described first)."""
     from esrp_report.app import api  # noqa: PLC0415 - the readers are imported when a file is read
 
     try:
-        description = api.inspect(file)
+        description = api.inspect(file, encoding=encoding)
     except EsrpError as exc:
         print_error(str(exc))
         return EXIT_UNUSABLE

@@ -341,6 +341,9 @@ class CounterLog:
     time_zone_name: str | None = None
     problems: list[Problem] = field(default_factory=list)
     damage: LogDamage = field(default_factory=LogDamage)
+    # CSV/TSV: the encoding the text was decoded from ("windows-1250", "utf-8", ...) and why.
+    encoding: str | None = None
+    encoding_basis: str | None = None
     # Raw values (timestamp + one Int64 column per counter column) of counters whose type the
     # reader does not cook; their ``samples`` column stays empty. BLG only.
     raw: pl.DataFrame | None = None
@@ -396,6 +399,8 @@ class StreamedCounterLog(CounterLog):
         time_zone_name: str | None = None,
         problems: list[Problem] | None = None,
         damage: LogDamage | None = None,
+        encoding: str | None = None,
+        encoding_basis: str | None = None,
     ) -> None:
         self._reader = reader
         self._count = sample_count
@@ -408,6 +413,8 @@ class StreamedCounterLog(CounterLog):
             time_zone_name=time_zone_name,
             problems=problems or [],
             damage=damage or LogDamage(),
+            encoding=encoding,
+            encoding_basis=encoding_basis,
         )
 
     def __repr__(self) -> str:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from esrp_report import __version__
 
 if TYPE_CHECKING:  # types only: `inspect` of one file must not import the analysis (start-up)
+    from datetime import datetime
+
     from esrp_report.analysis.aggregate import (
         AggregateSummary,
         BackupFigures,
@@ -40,13 +42,21 @@ def _coverage_dict(counter: CounterMetrics) -> dict[str, Any] | None:
     interval = cover.interval
     gap_limit = vetting.limits().max_gap_intervals * interval.total_seconds() if interval else None
     return {
-        "first": cover.first.isoformat() if cover.first else None,
-        "last": cover.last.isoformat() if cover.last else None,
+        "first": stamp(cover.first, counter.time_basis),
+        "last": stamp(cover.last, counter.time_basis),
         "interval_seconds": interval.total_seconds() if interval else None,
         "largest_gap_seconds": cover.largest_gap.total_seconds() if cover.largest_gap else None,
         "repeated_time_stamps": cover.repeated,
         "share_of_window": cover.share(counter.window, gap_limit) if counter.window.start else None,
     }
+
+
+def stamp(moment: datetime | None, basis: str) -> str | None:
+    """ISO-8601 with the offset the source stated; a local time (``basis`` "local": the log states
+    no offset) carries none, never an invented +00:00."""
+    if moment is None:
+        return None
+    return (moment.replace(tzinfo=None) if basis == "local" else moment).isoformat()
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
@@ -143,9 +153,11 @@ def run_dict(ra: RunAssessment) -> dict[str, Any]:
     window = None
     if ra.counter is not None:
         w = ra.counter.window
+        basis = ra.counter.time_basis
         window = {
-            "start": w.start.isoformat() if w.start else None,
-            "end": w.end.isoformat() if w.end else None,
+            "start": stamp(w.start, basis),
+            "end": stamp(w.end, basis),
+            "time_basis": basis,
             "origin": w.origin,
             "samples": ra.counter.samples_in_window,
             "samples_lost": ra.counter.samples_lost,

@@ -4,6 +4,12 @@ Header: ``"(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\MACHINE\Object(Inst)\C
 where 480 is the bias (UTC - local, in minutes). Rows: ``"MM/DD/YYYY HH:MM:SS.fff","1.5"," ",...``;
 ``" "`` (or an empty cell) is a missing sample.
 
+The text is decoded in the code page it was written in (:mod:`.code_page`: a byte-order mark,
+UTF-8, else the Windows code page that reads the header as perfmon text; ``encoding`` names it
+instead). Only the header holds text outside ASCII, so a file in a code page is parsed as it
+is, its header decoded on its own; UTF-16, and a file whose rows are not ASCII, are transcoded to
+UTF-8 once, a chunk at a time.
+
 Two engines read the rows with the same results and the same problems for damaged rows: the
 compiled PDH-CSV row parser (``_pdhcsv``, used when it was built) and PyArrow's CSV reader with an
 explicit schema. Python touches only the header, the last line (to spot a file cut short) and,
@@ -21,6 +27,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cached_property
@@ -29,6 +36,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import polars as pl
 
+from esrp_report.ingest.perfmon import code_page
+from esrp_report.ingest.perfmon.code_page import TextEncoding
 from esrp_report.ingest.perfmon.counter_path import parse_counter_path
 from esrp_report.ingest.perfmon.describe import describe_counter_log, describe_log, summarise
 from esrp_report.ingest.text import sniff_encoding
@@ -70,19 +79,23 @@ def sniff_counter_csv(head: bytes) -> bool:
     return _SIGNATURE.match(text) is not None
 
 
-def read_counter_csv(path: str | Path, *, engine: str = "auto") -> CounterLog:
+def read_counter_csv(path: str | Path, *, engine: str = "auto", encoding: str | None = None) -> CounterLog:
     """Read a perfmon CSV/TSV log; damaged rows are dropped and reported as Problems.
 
     ``engine``: "native" (the compiled row parser), "pyarrow", or "auto" (native when built).
+    ``encoding``: the file's code page (``cp1251``, ``windows-1251``, ``1251``, ``utf-8`` ...)
+    instead of the one found from its bytes.
     """
     native = _native(engine)
     source = Path(path)
-    encoding = _encoding(source)
+    found = _encoding(source, encoding)
     try:
-        return _read(source, encoding, native=native)
+        log = _read(source, found.codec, native=native)
     except _NotUtf8:
-        # The head looked like UTF-8 but later bytes are not: decode leniently and say so.
-        return _read(source, "utf-8-lenient", native=native)
+        # The header is UTF-8 but later bytes are not: decode leniently and say so.
+        log = _read(source, "utf-8-lenient", native=native)
+    log.encoding, log.encoding_basis = found.name, found.basis
+    return log
 
 
 def _native(engine: str) -> bool:
@@ -93,15 +106,62 @@ def _native(engine: str) -> bool:
     return engine != "pyarrow" and _pdhcsv is not None
 
 
-def _encoding(source: Path) -> str:
+def _encoding(source: Path, override: str | None = None) -> TextEncoding:
+    """The file's encoding: the one named (``override``), else found from its header line."""
     try:
         with source.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
+            line = head
+            # The whole header line: a log of thousands of counters has one longer than the head.
+            while b"\n" not in line and (more := handle.read(1 << 20)):
+                line += more
     except OSError as exc:
         raise CounterLogError(source, f"cannot read file: {exc.strerror or exc}") from exc
     if not head.strip(b"\x00\r\n\t \xef\xbb\xbf\xff\xfe"):
         raise CounterLogError(source, "empty file", location="line 1", expected=_EXPECTED_HEADER)
-    return sniff_encoding(head)
+    if override is not None:
+        try:
+            return code_page.given(override)
+        except ValueError as exc:
+            raise CounterLogError(source, str(exc), location="--encoding") from None
+    first = line.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        return code_page.detect(head, first)
+    except code_page.UndecidableEncoding as exc:
+        raise CounterLogError(
+            source,
+            f"cannot tell the text encoding: {exc}",
+            location="line 1",
+            expected="a header in UTF-8 or in one Windows code page (name it with --encoding)",
+        ) from None
+
+
+_ASCII_PROBE = b'0123456789,."/: \t\r\n-+E'
+
+
+def _direct(source: Path, codec: str) -> bool:
+    """Can the file be parsed as it is, its header decoded in ``codec``? So when ``codec`` reads
+    ASCII as ASCII and every byte after the header is ASCII (time stamps and numbers)."""
+    if codec in ("utf-8", "utf-8-sig"):
+        return True
+    if codec == "utf-8-lenient" or codec.startswith("utf-16"):
+        return False
+    try:
+        if _ASCII_PROBE.decode(codec) != _ASCII_PROBE.decode("ascii"):
+            return False
+    except (UnicodeDecodeError, LookupError):
+        return False
+    with source.open("rb") as handle:
+        started = False
+        while chunk := handle.read(_TRANSCODE_CHUNK):
+            if not started:
+                cut = chunk.find(b"\n")
+                if cut < 0:
+                    continue  # still the header
+                chunk, started = chunk[cut + 1 :], True
+            if not chunk.isascii():
+                return False
+    return True
 
 
 class _NotUtf8(Exception):
@@ -120,6 +180,7 @@ class _Header:
     bias: int | None
     length: int  # bytes of the header line, line end included
     problems: list[Problem] = field(default_factory=list)
+    first_cell: str = ""  # as the source wrote it: kept by convert when it states no offset
 
 
 @dataclass
@@ -154,8 +215,8 @@ class _Body:
 
 
 def _read(source: Path, encoding: str, *, native: bool) -> CounterLog:
-    with _utf8_copy(source, encoding) as (utf8, decode_problems), _mapped(utf8) as data:
-        header = _read_header(data, source)
+    with _parsed_file(source, encoding) as (parsed, header_codec, decode_problems), _mapped(parsed) as data:
+        header = _read_header(data, source, header_codec)
         counters, path_problems = _counters_frame(header, source)
         columns = counters.get_column("column").to_list()
         start = min(header.length, len(data))
@@ -191,6 +252,22 @@ STREAM_BYTES = 256 << 20  # logs larger than this are streamed (see read_counter
 BATCH_BYTES = 64 << 20  # text read, parsed and let go at a time when streaming
 
 
+# The encoding a command was told (--encoding) for every perfmon CSV/TSV it reads, however
+# deep in the evidence of a folder the reader is called.
+ENCODING: ContextVar[str | None] = ContextVar("esrp_report_csv_encoding", default=None)
+
+
+@contextmanager
+def encoding_given(name: str | None) -> Iterator[None]:
+    """Within the block, perfmon CSV/TSV logs read by :func:`read_counter_log` are decoded in
+    ``name`` (None: found from each file's bytes)."""
+    token = ENCODING.set(name)
+    try:
+        yield
+    finally:
+        ENCODING.reset(token)
+
+
 def read_counter_log(path: str | Path, *, stream_bytes: int | None = None) -> CounterLog:
     """The log whole (:func:`read_counter_csv`) or, above ``stream_bytes``, streamed
     (:func:`open_counter_csv`): the same counters, problems and samples either way."""
@@ -200,8 +277,8 @@ def read_counter_log(path: str | Path, *, stream_bytes: int | None = None) -> Co
     except OSError:
         size = 0  # read_counter_csv says why it cannot be read
     if size > (STREAM_BYTES if stream_bytes is None else stream_bytes):
-        return open_counter_csv(source)
-    return read_counter_csv(source)
+        return open_counter_csv(source, encoding=ENCODING.get())
+    return read_counter_csv(source, encoding=ENCODING.get())
 
 
 class ReadAgain(Exception):
@@ -216,11 +293,19 @@ class CounterCsvStream:
     found window by window and merged, so counts, lines and first examples agree).
     """
 
-    def __init__(self, path: str | Path, *, engine: str = "auto", batch_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        engine: str = "auto",
+        batch_bytes: int | None = None,
+        encoding: str | None = None,
+    ) -> None:
         self.native = _native(engine)
         self.source = Path(path)
         self.batch_bytes = max(1, BATCH_BYTES if batch_bytes is None else batch_bytes)
-        self.encoding = _encoding(self.source)
+        self.text_encoding = _encoding(self.source, encoding)
+        self.encoding = self.text_encoding.codec
         try:
             self._open()
         except _NotUtf8:
@@ -231,9 +316,11 @@ class CounterCsvStream:
         self.damage = LogDamage()
 
     def _open(self) -> None:
+        self.direct = _direct(self.source, self.encoding)
         with self.source.open("rb") as handle:
-            head = _first_line(handle, self.encoding)
-        self.header = _read_header(memoryview(head), self.source)
+            head = _first_line(handle, "utf-8" if self.direct else self.encoding)
+        codec = "utf-8-sig" if self.encoding in ("utf-8", "utf-8-sig") or not self.direct else self.encoding
+        self.header = _read_header(memoryview(head), self.source, codec)
         self.counters, self.path_problems = _counters_frame(self.header, self.source)
         self.columns = self.counters.get_column("column").to_list()
 
@@ -259,6 +346,7 @@ class CounterCsvStream:
                 if self.encoding == "utf-8-lenient":
                     raise  # pragma: no cover - a lenient decode yields valid UTF-8
                 self.encoding = "utf-8-lenient"
+                self.direct = False
                 if handed_out:
                     raise ReadAgain(str(self.source)) from None
 
@@ -267,7 +355,10 @@ class CounterCsvStream:
         damage: list[_Damage] = []
         lost_maxima: dict[str, float] = {}
         samples = 0
-        with _utf8_copy(self.source, self.encoding) as (utf8, decode_problems), utf8.open("rb") as handle:
+        with (
+            _parsed_file(self.source, self.encoding, direct=self.direct) as (parsed, _, decode_problems),
+            parsed.open("rb") as handle,
+        ):
             handle.seek(header.length)
             line = 1 + (1 if header.length else 0)
             for view, newlines, final in _windows(handle, self.batch_bytes):
@@ -312,11 +403,11 @@ class CounterCsvStream:
 
 
 def open_counter_csv(
-    path: str | Path, *, engine: str = "auto", batch_bytes: int | None = None
+    path: str | Path, *, engine: str = "auto", batch_bytes: int | None = None, encoding: str | None = None
 ) -> StreamedCounterLog:
     """A perfmon CSV/TSV as a log whose samples stay in the file (read a window at a time
     whenever they are needed). One pass here counts the samples and finds the damage."""
-    stream = CounterCsvStream(path, engine=engine, batch_bytes=batch_bytes)
+    stream = CounterCsvStream(path, engine=engine, batch_bytes=batch_bytes, encoding=encoding)
     while True:
         try:
             for _ in stream.batches():
@@ -336,6 +427,8 @@ def open_counter_csv(
         time_zone_name=stream.header.zone,
         problems=list(stream.problems),
         damage=stream.damage,
+        encoding=stream.text_encoding.name,
+        encoding_basis=stream.text_encoding.basis,
     )
 
 
@@ -377,6 +470,20 @@ def _windows(handle: BinaryIO, size: int) -> Iterator[tuple[memoryview, int, boo
         del data, chunk
     with memoryview(carry) as view:
         yield view, 0, True
+
+
+@contextmanager
+def _parsed_file(
+    source: Path, encoding: str, *, direct: bool | None = None
+) -> Iterator[tuple[Path, str, list[Problem]]]:
+    """The file the engines parse and the codec of its header line, with the problems of
+    decoding it: the file itself when it can be parsed as it is (:func:`_direct`), else its UTF-8
+    copy."""
+    if direct if direct is not None else _direct(source, encoding):
+        yield source, "utf-8-sig" if encoding in ("utf-8", "utf-8-sig") else encoding, []
+        return
+    with _utf8_copy(source, encoding) as (copy, problems):
+        yield copy, "utf-8-sig", problems
 
 
 @contextmanager
@@ -428,13 +535,21 @@ def _mapped(path: Path) -> Iterator[memoryview]:
 # --- header -------------------------------------------------------------------------------------
 
 
-def _read_header(data: memoryview, source: Path) -> _Header:
+def _read_header(data: memoryview, source: Path, codec: str = "utf-8-sig") -> _Header:
     end = _find(data, b"\n")
     length = len(data) if end < 0 else end + 1
     try:
-        line = bytes(data[:length]).decode("utf-8-sig").rstrip("\r\n")
-    except UnicodeDecodeError:
-        raise _NotUtf8 from None
+        line = bytes(data[:length]).decode(codec).rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        if codec == "utf-8-sig":
+            raise _NotUtf8 from None
+        # Only a code page named with --encoding can fail here: a detected one decoded this line.
+        raise CounterLogError(
+            source,
+            f"the header is not text in {codec}: byte 0x{exc.object[exc.start]:02X} has no character there",
+            location=f"line 1, byte offset {exc.start}",
+            expected=f"a header written in {codec}",
+        ) from None
     match = _SIGNATURE.match(line)
     if match is None:
         if not line.strip():
@@ -465,7 +580,7 @@ def _read_header(data: memoryview, source: Path) -> _Header:
             location="line 1",
             expected="counter paths after the first cell",
         )
-    return _Header(separator, cells[1:], zone, bias, length, problems)
+    return _Header(separator, cells[1:], zone, bias, length, problems, cells[0].lstrip("\ufeff"))
 
 
 def _separator(line: str, kind: str) -> str:
@@ -523,8 +638,8 @@ def _zone_and_bias(cell: str, source: Path) -> tuple[str | None, int | None, lis
         problems.append(
             Problem(
                 str(source),
-                "time-zone offset unknown (the header gives no bias): timestamps are local times "
-                "kept as if they were UTC",
+                "time-zone offset unknown (the header gives no bias): time stamps are the writer's "
+                "local wall-clock times, kept as written and never labelled UTC",
                 location="line 1, column 1",
             )
         )
@@ -1111,7 +1226,11 @@ def _rfind(data: memoryview, needle: bytes, start: int) -> int:
 
 
 def describe_counter_file(
-    path: str | Path, *, stream_bytes: int | None = None, batch_bytes: int | None = None
+    path: str | Path,
+    *,
+    stream_bytes: int | None = None,
+    batch_bytes: int | None = None,
+    encoding: str | None = None,
 ) -> dict[str, object]:
     """What ``inspect`` prints about a perfmon CSV/TSV. A log up to ``stream_bytes`` is read whole
     (the quickest for the logs people usually have); a larger one is described in one pass of the
@@ -1122,8 +1241,8 @@ def describe_counter_file(
     except OSError:
         size = 0  # read_counter_csv says why it cannot be read
     if size <= (STREAM_BYTES if stream_bytes is None else stream_bytes):
-        return describe_counter_log(read_counter_csv(source))
-    stream = CounterCsvStream(source, batch_bytes=batch_bytes)
+        return describe_counter_log(read_counter_csv(source, encoding=encoding))
+    stream = CounterCsvStream(source, batch_bytes=batch_bytes, encoding=encoding)
     while True:
         try:
             summary = summarise(stream.batches())
@@ -1139,4 +1258,6 @@ def describe_counter_file(
         counters=stream.counters,
         summary=summary,
         problems=stream.problems,
+        encoding=stream.text_encoding.name,
+        encoding_basis=stream.text_encoding.basis,
     )

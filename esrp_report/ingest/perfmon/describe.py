@@ -68,11 +68,18 @@ class SampleSummary:
                 found.append(step)
         return (found[0] + found[1]) / 2 / 1e6
 
-    def fields(self) -> dict[str, object]:
-        """The figures as ``inspect`` prints them (stamps in ISO 8601)."""
+    def fields(self, *, local: bool = False) -> dict[str, object]:
+        """The figures as ``inspect`` prints them (stamps in ISO 8601; ``local``: wall-clock times of
+        an unknown offset, printed without one)."""
+
+        def stamp(moment: datetime | None) -> str | None:
+            if moment is None:
+                return None
+            return (moment.replace(tzinfo=None) if local else moment).isoformat()
+
         return {
-            "first_sample": self.first.isoformat() if self.first is not None else None,
-            "last_sample": self.last.isoformat() if self.last is not None else None,
+            "first_sample": stamp(self.first),
+            "last_sample": stamp(self.last),
             "samples": self.samples,
             "interval_seconds": self.interval_seconds() if self.samples > 1 else None,
             "missing_cells": self.missing_cells,
@@ -95,8 +102,11 @@ def describe_log(
     counters: pl.DataFrame,
     summary: SampleSummary,
     problems: list[Problem],
+    encoding: str | None = None,
+    encoding_basis: str | None = None,
 ) -> dict[str, object]:
-    """What ``inspect`` prints about a counter log, from its counters and its samples' summary."""
+    """What ``inspect`` prints about a counter log, from its counters and its samples' summary. A log
+    that states no offset is in local wall-clock time: its stamps carry none (``time_basis``)."""
     per_object = (
         counters.group_by("object")
         .agg(
@@ -105,11 +115,15 @@ def describe_log(
         )
         .sort("object")
     )
-    sampled = summary.fields()
+    local = utc_offset_minutes is None
+    sampled = summary.fields(local=local)
+    encoded = {"encoding": encoding, "encoding_basis": encoding_basis} if encoding is not None else {}
     return {
         "dialect": dialect,
+        **encoded,
         "time_zone": time_zone,
         "utc_offset_minutes": utc_offset_minutes,
+        "time_basis": "local" if local else "utc",
         "machines": sorted(m for m in counters.get_column("machine").unique().to_list() if m is not None),
         "objects": {
             row["object"]: {"counters": row["counters"], "instances": row["instances"]}
@@ -136,4 +150,6 @@ def describe_counter_log(log: CounterLog) -> dict[str, object]:
         counters=log.counters,
         summary=summarise(log.sample_batches()),
         problems=log.problems,
+        encoding=log.encoding,
+        encoding_basis=log.encoding_basis,
     )
