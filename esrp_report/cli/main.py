@@ -110,11 +110,8 @@ EncodingOption = Annotated[
 ]
 TargetOption = Annotated[
     float | None,
-    typer.Option(
-        "--target-iops",
-        parser=options.finite,
-        metavar="NUMBER",
-        help="Target transactional IOPS per server (overrides the report).",
+    options.number_option(
+        "--target-iops", help="Target transactional IOPS per server (overrides the report)."
     ),
 ]
 
@@ -614,40 +611,23 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
     ] = None,
     growth_percent: Annotated[
         float | None,
-        typer.Option(
-            "--growth-percent",
-            parser=options.finite,
-            metavar="NUMBER",
-            help="Expected growth of the users, %.",
-        ),
+        options.number_option("--growth-percent", help="Expected growth of the users, %."),
     ] = None,
     messages_per_day: Annotated[
         float | None,
-        typer.Option(
-            "--messages-per-day",
-            parser=options.finite,
-            metavar="NUMBER",
-            help="Messages sent and received per mailbox per day.",
-        ),
+        options.number_option("--messages-per-day", help="Messages sent and received per mailbox per day."),
     ] = None,
     message_size_kb: Annotated[
         float | None,
-        typer.Option(
-            "--message-size-kb",
-            parser=options.finite,
-            metavar="NUMBER",
-            help="Average message size, KB: 75, 150 or 300.",
-        ),
+        options.number_option("--message-size-kb", help="Average message size, KB: 75, 150 or 300."),
     ] = None,
     quota_mb: Annotated[
         float | None,
-        typer.Option("--quota-mb", parser=options.finite, metavar="NUMBER", help="Mailbox quota, MB."),
+        options.number_option("--quota-mb", help="Mailbox quota, MB."),
     ] = None,
     quota_gb: Annotated[
         float | None,
-        typer.Option(
-            "--quota-gb", parser=options.finite, metavar="NUMBER", help="Mailbox quota, GB (1 GB = 1,000 MB)."
-        ),
+        options.number_option("--quota-gb", help="Mailbox quota, GB (1 GB = 1,000 MB)."),
     ] = None,
     databases: Annotated[
         int | None,
@@ -664,21 +644,11 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
     ] = None,
     iops_per_mailbox: Annotated[
         float | None,
-        typer.Option(
-            "--iops-per-mailbox",
-            parser=options.finite,
-            metavar="NUMBER",
-            help="Transactional IOPS per mailbox without a DAG.",
-        ),
+        options.number_option("--iops-per-mailbox", help="Transactional IOPS per mailbox without a DAG."),
     ] = None,
     log_retention_days: Annotated[
         float | None,
-        typer.Option(
-            "--log-retention-days",
-            parser=options.finite,
-            metavar="NUMBER",
-            help="Days of logs each volume holds.",
-        ),
+        options.number_option("--log-retention-days", help="Days of logs each volume holds."),
     ] = None,
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact arithmetic: no rounding up of the figures carried forward.")

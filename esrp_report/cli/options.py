@@ -62,3 +62,8 @@ def jobs(text: str) -> int:
 
 def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def number_option(*flags: str, help: str) -> typer.models.OptionInfo:
+    """A float option parsed by :func:`finite`: one declaration for every such option of the CLI."""
+    return typer.Option(*flags, parser=finite, metavar="NUMBER", help=help)  # type: ignore[no-any-return]
