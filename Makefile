@@ -18,6 +18,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	bash scripts/system-packages
 	$(BIN)/ruff check esrp_report esrp_synth tests benchmarks samples
+	$(BIN)/ruff format --check esrp_report esrp_synth tests benchmarks samples
 	$(BIN)/mypy
 	$(BIN)/pytest
 

@@ -34,11 +34,20 @@ LOOSE = '[[rule]]\nid = "db-read-latency-avg"\n[rule.threshold]\nPerformance = 1
         ('[[rule]]\nid = "db-read-latency-avg"\noperator = "<="\n', True),  # 20.0 itself now passes
         # A file overrides only what it states: Performance keeps Microsoft's 20 ms.
         ('[[rule]]\nid = "db-read-latency-avg"\n[rule.threshold]\nStress = 20.0\n', False),
-        ('[[rule]]\nid = "transactional-iops"\n[rule.threshold]\nPerformance = 1.0\n', True),  # not the target
-        ('[[rule]]\nid = "db-read-latency-max"\n[rule.generation."2007".threshold]\nPerformance = 60.0\n', True),
+        (
+            '[[rule]]\nid = "transactional-iops"\n[rule.threshold]\nPerformance = 1.0\n',
+            True,
+        ),  # not the target
+        (
+            '[[rule]]\nid = "db-read-latency-max"\n[rule.generation."2007".threshold]\nPerformance = 60.0\n',
+            True,
+        ),
         ('[[rule]]\nid = "reported-result"\nthreshold = {}\n', True),  # applies to no test at all
         ('[[rule]]\nid = "db-read-latency-avg"\nthreshold = {}\n', True),
-        ('[[rule]]\nid = "db-read-latency-avg"\n[rule.threshold]\nPerformance = 15.0\nStress = 15.0\n', False),
+        (
+            '[[rule]]\nid = "db-read-latency-avg"\n[rule.threshold]\nPerformance = 15.0\nStress = 15.0\n',
+            False,
+        ),
         ('[[rule]]\nid = "log-write-latency-max"\noperator = "<"\n', False),  # stricter
     ],
 )
@@ -89,7 +98,9 @@ def test_build_refuses_a_loosening_manifest_unless_it_says_why(tmp_path: Path) -
     refused = runner.invoke(app, ["build", str(manifest), "-o", str(out), "--format", "html"])
     assert refused.exit_code == 2, refused.output
     assert "loosen" in refused.output
-    manifest.write_text(text + f'\n[rules]\nfile = "{rules.name}"\nloosen = "customer SLA"\n', encoding="utf-8")
+    manifest.write_text(
+        text + f'\n[rules]\nfile = "{rules.name}"\nloosen = "customer SLA"\n', encoding="utf-8"
+    )
     built = runner.invoke(app, ["build", str(manifest), "-o", str(out), "--format", "html", "--allow-fail"])
     assert built.exit_code in (0, 3), built.output
     assert "loosens Microsoft's threshold" in built.output

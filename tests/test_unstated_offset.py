@@ -28,7 +28,9 @@ def _rows(path: Path, separator: str = ",") -> list[list[str]]:
 
 
 @pytest.mark.parametrize(("suffix", "separator"), [(".csv", ","), (".tsv", "\t")])
-def test_convert_keeps_the_first_cell_and_the_local_times(tmp_path: Path, suffix: str, separator: str) -> None:
+def test_convert_keeps_the_first_cell_and_the_local_times(
+    tmp_path: Path, suffix: str, separator: str
+) -> None:
     out = tmp_path / f"out{suffix}"
     result = runner.invoke(app, ["convert", str(SOURCE), "-o", str(out)])
     assert result.exit_code == 0, result.output
