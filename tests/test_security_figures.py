@@ -281,3 +281,35 @@ def test_a_figure_the_pdf_engine_cannot_draw_fails_the_build_naming_it(
     _assert_exit_2(result, "content/f.svg", "the figure 'Fabric' cannot be drawn in the PDF")
     assert not (tmp_path / "out" / "netapp.pdf").exists()
     assert not (tmp_path / "out" / "netapp.html").exists()
+
+
+def _real_png(width: int = 8, height: int = 8) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_raster_whose_pixel_data_is_damaged_is_refused(tmp_path: Path) -> None:
+    whole = _real_png()
+    (tmp_path / "whole.png").write_bytes(whole)
+    assert read_image(tmp_path / "whole.png", within=tmp_path, what="figure").width_px == 8
+    # Sound signature and IHDR, the compressed pixels cut short: what a viewer shows broken.
+    idat = whole.index(b"IDAT")
+    damaged = whole[: idat + 8] + b"\x00" * 4 + whole[idat + 40 :]
+    (tmp_path / "damaged.png").write_bytes(damaged)
+    with pytest.raises(ImageError, match="pixel data cannot be decoded"):
+        read_image(tmp_path / "damaged.png", within=tmp_path, what="figure")
+    jpeg_cut = tmp_path / "cut.jpg"
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (64, 64), (10, 90, 200)).save(out, format="JPEG")
+    jpeg_cut.write_bytes(out.getvalue()[: len(out.getvalue()) // 2])
+    with pytest.raises(ImageError):
+        read_image(jpeg_cut, within=tmp_path, what="figure")

@@ -162,7 +162,30 @@ def read_image(path: Path, *, within: Path, what: str, links_allowed: bool = Fal
         )
     if width == 0 or height == 0:
         raise ImageError(path, f"{what}: the image declares no pixels ({width} x {height})")
+    _decode(data, path, what)
     return CheckedImage(kind, data, width, height)
+
+
+def _decode(data: bytes, path: Path, what: str) -> None:
+    """Every pixel decoded once: the PDF engine embeds a PNG's or JPEG's compressed data as it is,
+    so damaged pixel data behind sound headers would be published as a broken image. The pixel
+    limits above bound the work; Pillow comes with the PDF engine."""
+    import io  # noqa: PLC0415 - only a build with raster figures pays for the decoder
+    import warnings  # noqa: PLC0415
+
+    from PIL import Image  # noqa: PLC0415
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a truncated or inconsistent image is a failure, not a note
+            with Image.open(io.BytesIO(data)) as image:
+                image.load()
+    except Exception as exc:  # Pillow raises many kinds for damaged data; each is one answer
+        raise ImageError(
+            path,
+            f"{what}: its pixel data cannot be decoded ({type(exc).__name__}: {exc})",
+            expected="a whole PNG or JPEG image (save it again from the program that made it)",
+        ) from None
 
 
 def _too_big(path: Path, what: str, size: int) -> ImageError:
