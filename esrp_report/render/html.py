@@ -46,7 +46,15 @@ from esrp_report.render.document import Document, ServerView
 from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
 from esrp_report.render.pdf import TOC_SLOT_PREFIX
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+def _templates() -> Path:
+    # Installed from a wheel, the templates are inside the package (setup.py copies them there); in
+    # a checkout they are the top-level folder beside it.
+    package = Path(__file__).resolve().parents[1]
+    inside = package / "templates"
+    return inside if inside.is_dir() else package.parent / "templates"
+
+
+TEMPLATES = _templates()
 
 # Date formats a manifest's tested_date / published_date are written in ("2012-05-22",
 # "May 22, 2012", "22 May 2012", "May 2012").
