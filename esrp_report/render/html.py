@@ -46,6 +46,7 @@ from esrp_report.render.document import Document, ServerView
 from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
 from esrp_report.render.pdf import TOC_SLOT_PREFIX
 
+
 def _templates() -> Path:
     # Installed from a wheel, the templates are inside the package (setup.py copies them there); in
     # a checkout they are the top-level folder beside it.
