@@ -18,7 +18,7 @@ from typing import Any
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.assess import RunAssessment, ServerAssessment, SolutionAssessment
 from esrp_report.analysis.compare import Disagreement
-from esrp_report.analysis.rules import Rule, RuleResult, Status
+from esrp_report.analysis.rules import Rule, RuleResult, Status, find_rule
 from esrp_report.analysis.stated import Difference, differences
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
 from esrp_report.model.errors import RulesError
@@ -191,6 +191,7 @@ class Document:
     verdict_reason: str = ""  # why the verdict is not PASS: what failed, was not evaluated or not read
     # Facts the manifest states differently from the evidence, with its reason (the document's notes).
     stated_differences: list[Difference] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)  # the criteria judged: tables and charts ask them
     # The "Tested servers" table: what the manifest's [[servers]] state (headings, then a row a server).
     server_facts: list[list[str]] = field(default_factory=list)
 
@@ -231,18 +232,9 @@ class Document:
         return len(self.appendix_views) < len(self.servers)
 
 
-def _threshold(rules: list[Rule], rule_id: str, kind: TestKind) -> float | None:
-    for rule in rules:
-        if rule.id == rule_id:
-            value = rule.thresholds.get(kind.value)
-            return value if isinstance(value, float | int) else None
-    return None
-
-
-def _limit_text(value: float | None, operator: str = "<", unit: str = "msec") -> str:
-    if value is None:
-        return "N/A"
-    return f"{operator} {fmt_number(value, 0 if float(value).is_integer() else 1)} {unit}"
+def _limit_text(rule: Rule | None, kind: TestKind) -> str:
+    # The criterion prints its own limit: its operator and its threshold to the last digit stated.
+    return rule.limit_text(kind, unit="msec") if rule is not None else "N/A"
 
 
 def _failure(result: RuleResult, label: str, conv: Convention) -> Failure:
@@ -270,24 +262,26 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
     conv: Convention,
 ) -> list[Row]:
     lab = conv.labels
-    read_limit = _threshold(rules, "db-read-latency-avg", kind)
-    log_limit = _threshold(rules, "log-write-latency-avg", kind)
+    read_rule = find_rule(rules, "db-read-latency-avg")
+    log_rule = find_rule(rules, "log-write-latency-avg")
+    iops_rule = find_rule(rules, "transactional-iops")
 
-    def cells(attr: str, decimals: int, limit: float | None = None) -> list[Cell]:
+    def marked(rule: Rule | None, value: float | None, limit: float | None) -> Status | None:
+        # A cell is marked as its rule judges it: the rule's operator, never a comparison of its own.
+        if rule is None or value is None or limit is None:
+            return None
+        return None if rule.holds(value, limit) else Status.FAIL
+
+    def cells(attr: str, decimals: int, rule: Rule | None = None) -> list[Cell]:
+        limit = rule.limit(kind) if rule is not None else None
         out = []
         for f in figures:
             value = getattr(f, attr) if f is not None else None
-            failed = limit is not None and value is not None and value >= limit
-            out.append(Cell(value, decimals, conv.thousands, Status.FAIL if failed else None))
+            out.append(Cell(value, decimals, conv.thousands, marked(rule, value, limit)))
         return out
 
     achieved_cells = [
-        Cell(
-            a,
-            conv.io_decimals,
-            conv.thousands,
-            Status.FAIL if a is not None and t is not None and a < t else None,
-        )
+        Cell(a, conv.io_decimals, conv.thousands, marked(iops_rule, a, t))
         for a, t in zip(achieved, targets, strict=True)
     ]
     io, lat = conv.io_decimals, conv.latency_decimals
@@ -303,11 +297,15 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
         first,
         Row(lab["reads"], "N/A", cells("reads", io)),
         Row(lab["writes"], "N/A", cells("writes", io)),
-        Row(lab["read_latency"], _limit_text(read_limit), cells("read_latency_ms", lat, read_limit)),
+        Row(lab["read_latency"], _limit_text(read_rule, kind), cells("read_latency_ms", lat, read_rule)),
         Row(lab["write_latency"], "N/A", cells("write_latency_ms", lat)),
         Row(lab["log_io"], "", [], heading=True),
         Row(lab["log_writes"], "N/A", cells("log_writes", io)),
-        Row(lab["log_write_latency"], _limit_text(log_limit), cells("log_write_latency_ms", lat, log_limit)),
+        Row(
+            lab["log_write_latency"],
+            _limit_text(log_rule, kind),
+            cells("log_write_latency_ms", lat, log_rule),
+        ),
     ]
 
 
@@ -666,6 +664,7 @@ def build_document(
     ]
     placeholders = [k for k, text in manifest.sections.items() if PLACEHOLDER in text]
     return Document(
+        rules=list(rules),
         manifest=manifest,
         convention=conv,
         verdict=assessment.status,

@@ -28,7 +28,7 @@ from markupsafe import Markup
 from esrp_report import __version__
 from esrp_report import model as m
 from esrp_report.analysis import metrics
-from esrp_report.analysis.rules import Status
+from esrp_report.analysis.rules import Status, find_rule
 from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.ingest.safe_files import (
     Tree,
@@ -438,8 +438,10 @@ def view_charts(
         if log is None:
             continue
         specs = []
-        for metric, title, rule in LATENCY_CHARTS:
-            limit = _limit(doc, rule)
+        for metric, title, rule_id in LATENCY_CHARTS:
+            # The limit line is the rule's own threshold (12.25 ms is drawn at 12.25, not as printed).
+            rule = find_rule(doc.rules, rule_id)
+            limit = rule.limit(rv.run.kind, rv.run.generation) if rule is not None else None
             series = metrics.instance_series(rv.run, log, metric, max_points=max_points)
             if series.width > 1:
                 specs.append(
@@ -561,24 +563,6 @@ def fill_charts(html: str, drawn: dict[str, str], *, for_pdf: bool) -> str:
 
 def _column_sum(table: m.InstanceTable, key: str) -> float:
     return sum(row.values.get(key) or 0.0 for row in table.rows)
-
-
-def _limit(doc: Document, rule_id: str) -> float | None:
-    for table in doc.performance_tables:
-        for row in table.rows:
-            if rule_id == "db-read-latency-avg" and row.label == doc.convention.labels["read_latency"]:
-                return _parse_limit(row.target)
-            if rule_id == "log-write-latency-avg" and row.label == doc.convention.labels["log_write_latency"]:
-                return _parse_limit(row.target)
-    return None
-
-
-def _parse_limit(text: str) -> float | None:
-    parts = text.split()
-    try:
-        return float(parts[1]) if len(parts) >= 2 else None
-    except ValueError:
-        return None
 
 
 def _render(

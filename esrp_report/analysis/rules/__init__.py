@@ -62,6 +62,25 @@ class Rule:
     # gave for it (`--loosen`, or `loosen` under the manifest's [rules]); empty when it did not.
     loosened: str = ""
 
+    def limit(self, kind: TestKind, generation: Generation = Generation.UNKNOWN) -> float | None:
+        """The numeric threshold for this test type and generation (None for "target" or none)."""
+        found = self.threshold_for(kind, generation)
+        return None if found is None or found == "target" else float(found)
+
+    def holds(self, value: float, limit: float) -> bool:
+        """Does ``value`` meet this rule's limit? The one comparison every report of a verdict asks."""
+        return OPERATORS[self.operator](value, limit)
+
+    def limit_text(
+        self, kind: TestKind, generation: Generation = Generation.UNKNOWN, *, unit: str | None = None
+    ) -> str:
+        """The limit as a document prints it ("< 20 msec", "<= 12.25 ms"): the rule's own operator,
+        the threshold to its last stated digit, "N/A" when the rule sets none for this test."""
+        value = self.limit(kind, generation)
+        if value is None:
+            return "N/A"
+        return f"{self.operator} {format(value, ',.15g')} {self.unit if unit is None else unit}".strip()
+
     def threshold_for(self, kind: TestKind, generation: Generation) -> Threshold | None:
         """The threshold for this test type and generation (a number, or "target" for the target IOPS): the
         generation's own when the rule has one, else the test type's; None when the rule does not apply."""
@@ -200,6 +219,11 @@ def _load_document(text: str, source: str, base: dict[str, Rule]) -> dict[str, R
         rule = _parse_rule(entry, source, rules.get(str(entry.get("id"))))
         rules[rule.id] = rule
     return rules
+
+
+def find_rule(rules: Iterable[Rule], rule_id: str) -> Rule | None:
+    """The rule of this id, or None: how every report of a verdict finds its criterion."""
+    return next((rule for rule in rules if rule.id == rule_id), None)
 
 
 def _built_in() -> dict[str, Rule]:
