@@ -254,7 +254,8 @@ class BlgFile:
                     where,
                     "warning",
                 )
-            else:
+            elif self.header.daylight_bias:
+                # Only a zone with a daylight rule loses anything by staying unresolved.
                 self._note(
                     f"the header's time zone is unresolved ({found.why}); the UTC offset comes from the "
                     f"samples' own clock ({derived:+d} min, fixed: daylight saving not applied)",
