@@ -72,7 +72,7 @@ def test_eleven_samples_at_sixty_seconds_in_utc(log) -> None:  # type: ignore[no
     steps = stamps.diff().dt.total_milliseconds().drop_nulls()
     assert steps.min() >= 59_955 and steps.max() <= 60_000
     assert log.utc_offset_minutes == -240
-    assert log.time_zone_name == "@tzres.dll,-111"  # the daylight name, raw: Windows resolves it
+    assert log.time_zone_name == "Eastern Daylight Time"  # -111 resolved, as Windows prints it
 
 
 def test_processor_time_within_range_and_complements_idle(log) -> None:  # type: ignore[no-untyped-def]
@@ -257,7 +257,7 @@ def test_convert_to_csv_reads_back_identically(tmp_path: Path, log) -> None:  # 
     assert "11 sample(s) x 1832 counter(s)" in result.output
     raw = out.read_bytes()
     assert raw.startswith(
-        b'"(PDH-CSV 4.0) (@tzres.dll,-111)(240)","\\\\ZACH-PC\\LogicalDisk(HarddiskVolume1)\\% Free Space"'
+        b'"(PDH-CSV 4.0) (Eastern Daylight Time)(240)","\\\\ZACH-PC\\LogicalDisk(HarddiskVolume1)\\% Free Space"'
     )
     first_row = raw.split(b"\r\n")[1]
     assert first_row.startswith(
@@ -290,7 +290,7 @@ def test_convert_tsv_and_parquet_with_selection_and_window(tmp_path: Path) -> No
         ],
     )
     assert result.exit_code == 0, result.output
-    assert tsv.read_bytes().startswith(b'"(PDH-TSV 4.0) (@tzres.dll,-111)(240)"\t')
+    assert tsv.read_bytes().startswith(b'"(PDH-TSV 4.0) (Eastern Daylight Time)(240)"\t')
     back = read_counter_csv(tsv)
     assert back.samples.height == 6 and set(back.counters.get_column("object")) == {"Processor"}
     parquet = tmp_path / "cpu.parquet"

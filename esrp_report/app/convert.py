@@ -35,9 +35,10 @@ import re
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import polars as pl
@@ -194,21 +195,22 @@ def _convert_blg(
             raise blg.no_columns_error(log, counters)
         columns = list(log.columns)
         offset = log.utc_offset_minutes
-        zone = blg.zone_name(log.header, offset)
+        tz = log.zone
+        zone = blg.zone_name(log.header, offset, log.time_zone)
     paths = [c.path for c in columns]
     written = 0
-    keep = _window(*bounds, offset)
-    rows = pl.DataFrame([blg.utc_stamps(np.concatenate(local), offset)]).filter(keep).height
+    keep = _window(*bounds, offset, tz)
+    rows = pl.DataFrame([blg.utc_stamps(np.concatenate(local), offset, tz)]).filter(keep).height
     del local
     with (
         blg.BlgFile(source) as log,
-        _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), rows=rows) as writer,
+        _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), rows=rows, tz=tz) as writer,
     ):
         for stamps, values in _aligned(log.batches(counters=counters), len(columns)):
             frame = pl.DataFrame(
                 values, schema=[f"c{i}" for i in range(len(columns))], orient="row", nan_to_null=True
             )
-            times = blg.utc_stamps(stamps, offset)
+            times = blg.utc_stamps(stamps, offset, log.zone)
             frame = frame.insert_column(0, times).filter(keep)
             writer.write(frame.get_column("timestamp"), frame.drop("timestamp"))
             written += frame.height
@@ -226,19 +228,15 @@ def _aligned(
         yield batch.stamps, values
 
 
-def _window(begin: datetime | None, end: datetime | None, offset: int | None) -> pl.Expr:
+def _window(
+    begin: datetime | None, end: datetime | None, offset: int | None, zone: ZoneInfo | None = None
+) -> pl.Expr:
     keep = pl.lit(value=True)
     if begin is not None:
-        keep &= pl.col("timestamp") >= _utc(begin, offset)
+        keep &= pl.col("timestamp") >= blg.aware(begin, offset, zone)
     if end is not None:
-        keep &= pl.col("timestamp") <= _utc(end, offset)
+        keep &= pl.col("timestamp") <= blg.aware(end, offset, zone)
     return keep
-
-
-def _utc(moment: datetime, offset: int | None) -> datetime:
-    if moment.tzinfo is not None:
-        return moment
-    return (moment - timedelta(minutes=offset or 0)).replace(tzinfo=UTC)
 
 
 class _Writer:
@@ -259,6 +257,7 @@ class _Writer:
         source: str,
         rows: int | None = None,
         first_cell: str | None = None,
+        tz: ZoneInfo | None = None,
     ) -> None:
         self.path = path
         self.fmt = fmt
@@ -278,6 +277,7 @@ class _Writer:
         self.local = offset is None  # no offset stated: local wall-clock time, not UTC
         self.first_cell = first_cell
         self.zone = zone
+        self.tz = tz  # the log's resolved zone: local times written per stamp in it
         self.source = source
         self.rows = rows
         self._parquet: _ParquetParts | None = None
@@ -344,9 +344,7 @@ class _Writer:
             )
             self._parquet.write(table.to_arrow().cast(self._parquet.schema))
             return
-        local = (timestamps.dt.replace_time_zone(None) + timedelta(minutes=self.offset)).dt.strftime(
-            "%m/%d/%Y %H:%M:%S%.3f"
-        )
+        local = blg.local_times(timestamps, self.offset, self.tz).dt.strftime("%m/%d/%Y %H:%M:%S%.3f")
         frame = values.insert_column(0, local.alias("time"))
         frame.write_csv(
             self._text,

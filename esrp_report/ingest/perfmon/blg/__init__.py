@@ -18,6 +18,8 @@ reader: what it skips is reported with the buffer index, byte offset and what wa
 The package, a module a line; each imports only modules above it:
 
 - ``filetime.py``: FILETIME stamps as UTC datetimes (:func:`utc_stamps`) or local text.
+- ``timezone.py``: the header's zone resolved to IANA (:func:`resolve_zone`, ``tzres.toml``),
+  per-stamp offsets with daylight saving.
 - ``header.py``: the log-file header (:class:`BlgHeader`, :func:`parse_log_header`), :func:`zone_name`.
 - ``container.py``: buffers, events (header types), fragments reassembled into records (``KIND_*``).
 - ``layouts.py``: what both layouts share: slots (constant ones too), the layout and its builder.
@@ -44,10 +46,11 @@ from esrp_report.ingest.perfmon.blg.container import KIND_CATALOG, KIND_NAMES, K
 from esrp_report.ingest.perfmon.blg.decoding import ENGINES, BlgBatch, native_engine_built
 from esrp_report.ingest.perfmon.blg.decoding import _blgcook as _blgcook  # None when not built
 from esrp_report.ingest.perfmon.blg.file import BlgFile, Catalog
-from esrp_report.ingest.perfmon.blg.filetime import utc_stamps
+from esrp_report.ingest.perfmon.blg.filetime import local_times, utc_stamps
 from esrp_report.ingest.perfmon.blg.header import EXPECTED_FILE, BlgHeader, parse_log_header, zone_name
 from esrp_report.ingest.perfmon.blg.raw_counters import PDH_STATUS_NAMES, PathEntry, parse_path_entries
 from esrp_report.ingest.perfmon.blg.reading import (
+    aware,
     describe_blg,
     no_columns_error,
     no_samples_error,
@@ -55,6 +58,7 @@ from esrp_report.ingest.perfmon.blg.reading import (
     window_averages,
     window_report,
 )
+from esrp_report.ingest.perfmon.blg.timezone import BlgZone, resolve_zone
 from esrp_report.ingest.perfmon.blg.window import WindowAverages
 from esrp_report.ingest.perfmon.blg_signature import BUFFER_HEADER, sniff_blg
 
@@ -72,17 +76,21 @@ __all__ = [
     "BlgColumn",
     "BlgFile",
     "BlgHeader",
+    "BlgZone",
     "Catalog",
     "PathEntry",
     "Selector",
     "WindowAverages",
+    "aware",
     "describe_blg",
+    "local_times",
     "native_engine_built",
     "no_columns_error",
     "no_samples_error",
     "parse_log_header",
     "parse_path_entries",
     "read_blg",
+    "resolve_zone",
     "sniff_blg",
     "utc_stamps",
     "window_averages",

@@ -10,6 +10,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+from zoneinfo import ZoneInfo
+
+import numpy as np
 
 from esrp_report.ingest.perfmon.blg.columns import BlgColumn, Selector, _Columns
 from esrp_report.ingest.perfmon.blg.container import (
@@ -28,6 +31,7 @@ from esrp_report.ingest.perfmon.blg.layouts import _Malformed
 from esrp_report.ingest.perfmon.blg.perflib import _read_name_table
 from esrp_report.ingest.perfmon.blg.raw_counters import PathEntry, parse_path_entries
 from esrp_report.ingest.perfmon.blg.samples import _Layouts
+from esrp_report.ingest.perfmon.blg.timezone import BlgZone, local_offsets, resolve_zone
 from esrp_report.ingest.perfmon.blg.window import _Window
 from esrp_report.model import Problem
 from esrp_report.model.errors import CounterLogError
@@ -92,7 +96,9 @@ class BlgFile:
         self.unknown_headers: list[int] = []  # event header types not understood
         self.error_samples = 0  # samples with a counter whose collection failed (a PDH status)
         self.layouts_seen: list[str] = []  # the sample layouts read: "perflib", "raw"
-        self.utc_offset_minutes: int | None = None
+        self.utc_offset_minutes: int | None = None  # at the first sample
+        self.time_zone: BlgZone | None = None  # the header's zone, resolved or why not
+        self.zone: ZoneInfo | None = None  # set when each sample takes its own offset in it
 
     def close(self) -> None:
         """Close the file."""
@@ -144,7 +150,7 @@ class BlgFile:
                     offsets_seen = True
                     self.utc_offset_minutes = self._utc_offset(record, layouts)
                     if window is not None:
-                        window.resolve(self.utc_offset_minutes)
+                        window.resolve(self.utc_offset_minutes, self.zone)
                 pending.append(record)
                 pending_bytes += record.size
                 if pending_bytes >= batch_bytes:
@@ -221,23 +227,64 @@ class BlgFile:
             self.machine_names.append(machine)
 
     def _utc_offset(self, record: _Record, layouts: _Layouts) -> int | None:
-        """Local minus UTC, in minutes: the first sample's local stamp against its own UTC clock
-        (a PERF_DATA_BLOCK's PerfTime100nSec, or a 100 ns counter's D in the raw-counter layout),
-        else the time-zone header (whose daylight rule this reader does not evaluate)."""
+        """Local minus UTC, in minutes, at the first sample. The sample's own UTC clock (a
+        PERF_DATA_BLOCK's PerfTime100nSec, or a 100 ns counter's D in the raw-counter layout)
+        wins; the header's zone, when it resolves and agrees, then gives each sample its own
+        offset (daylight saving). Without a clock the resolved zone does; without either, the
+        header's bias stays a fixed offset, as the source stated it (docs/blg.md "Time zone")."""
+        found = resolve_zone(self.header, record.stamp)
+        self.time_zone = found
+        zone = found.zone
+        at_first = None if zone is None else int(local_offsets(np.array([record.stamp], np.int64), zone)[0])
+        derived: int | None = None
         utc_100ns = layouts.utc_clock(record.data)
         if utc_100ns is not None:
-            derived = round((record.stamp - utc_100ns) / 600_000_000 / 15) * 15
-            if abs(derived) <= 14 * 60:
-                return int(derived)
-        self.problems.append(
-            Problem(
-                self.source,
-                "the first sample's clocks do not give its UTC offset; the time-zone header's bias "
-                f"({self.header.bias_minutes} min, daylight saving not applied) is used",
-                location=_where(record),
+            rounded = round((record.stamp - utc_100ns) / 600_000_000 / 15) * 15
+            if abs(rounded) <= 14 * 60:
+                derived = int(rounded)
+        where = _where(record)
+        if derived is not None:
+            if zone is not None and at_first == derived:
+                self.zone = zone
+            elif zone is not None:
+                self._note(
+                    f"the UTC offset of the samples' own clock ({derived:+d} min) disagrees with the "
+                    f"header's zone {found.windows} ({found.iana}: {at_first:+d} min at the first sample); "
+                    "the clock's offset is used for every sample",
+                    where,
+                    "warning",
+                )
+            elif self.header.daylight_bias:
+                # Only a zone with a daylight rule loses anything by staying unresolved.
+                self._note(
+                    f"the header's time zone is unresolved ({found.why}); the UTC offset comes from the "
+                    f"samples' own clock ({derived:+d} min, fixed: daylight saving not applied)",
+                    where,
+                    "note",
+                )
+            return derived
+        if zone is not None:
+            self.zone = zone
+            return at_first
+        if not self.header.standard_name and not self.header.bias_minutes and not self.header.daylight_bias:
+            self._note(
+                "neither the samples' clocks nor the time-zone header state a UTC offset: time stamps "
+                "are the collector's local times (time_basis local)",
+                where,
+                "note",
             )
+            return None
+        self._note(
+            f"the first sample's clocks do not give its UTC offset and the header's time zone is "
+            f"unresolved ({found.why}); the time-zone header's bias ({self.header.bias_minutes} min) "
+            "is used as a fixed offset, daylight saving not applied",
+            where,
+            "warning",
         )
         return -self.header.bias_minutes
+
+    def _note(self, message: str, where: str, severity: str) -> None:
+        self.problems.append(Problem(self.source, message, location=where, severity=severity))
 
     def _catalog_check(self, layouts_seen: set[str]) -> list[Problem]:
         if self.catalog is None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import polars as pl
@@ -52,9 +53,9 @@ def _collect(
         raise no_columns_error(blg, counters)
     names = [_column_name(c) for c in blg.columns]
     offset = blg.utc_offset_minutes
-    samples = _in_window(_frame(blocks, names, offset), begin, end, offset)
+    samples = _in_window(_frame(blocks, names, offset, blg.zone), begin, end, offset, blg.zone)
     problems = list(blg.problems)
-    zone = zone_name(blg.header, offset)
+    zone = zone_name(blg.header, offset, blg.time_zone)
     return CounterLog(
         source=blg.source,
         format="blg",
@@ -64,7 +65,7 @@ def _collect(
         time_zone_name=zone,
         problems=problems,
         damage=LogDamage(rows_lost=blg.samples_lost),
-        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end, offset) if raw else None,
+        raw=_in_window(pl.concat(raw, how="diagonal_relaxed"), begin, end, offset, blg.zone) if raw else None,
     )
 
 
@@ -135,6 +136,7 @@ def describe_blg(path: str | Path, *, batch_bytes: int | None = None) -> dict[st
                 "+".join(blg.layouts_seen), " and ".join(blg.layouts_seen) or None
             ),
             "time_zone_header": f"{header.standard_name} (bias {header.bias_minutes} min)",
+            **_zone_facts(blg),
             "processors": header.processors,
             "log_start_utc": header.start,
             "log_end_utc": header.end,
@@ -155,12 +157,27 @@ def describe_blg(path: str | Path, *, batch_bytes: int | None = None) -> dict[st
             }
         return facts | describe_log(
             dialect="blg",
-            time_zone=zone_name(header, blg.utc_offset_minutes),
+            time_zone=zone_name(header, blg.utc_offset_minutes, blg.time_zone),
             utc_offset_minutes=blg.utc_offset_minutes,
             counters=_counters_frame(blg.columns),
             summary=summary,
             problems=list(blg.problems),
         )
+
+
+def _zone_facts(blg: BlgFile) -> dict[str, object]:
+    """The header's zone as Windows wrote it, the IANA zone it resolved to (or null and why), and
+    whether each sample took its own offset in it."""
+    found = blg.time_zone
+    return {
+        "time_zone_written": {"standard": blg.header.standard_name, "daylight": blg.header.daylight_name},
+        "time_zone_windows": found.windows if found else None,
+        "time_zone_iana": found.iana if found else None,
+        "time_zone_unresolved": (found.why if found else "no sample was read")
+        if not (found and found.iana)
+        else None,
+        "daylight_saving_applied": blg.zone is not None,
+    }
 
 
 def _summarise(blg: BlgFile, batch_bytes: int | None) -> SampleSummary:
@@ -171,7 +188,9 @@ def _summarise(blg: BlgFile, batch_bytes: int | None) -> SampleSummary:
     for batch in batches:
         # A column first seen in a later batch is null in every earlier sample (as read_blg pads
         # it): counted as missing once the final width is known.
-        summary.add(utc_stamps(batch.stamps, blg.utc_offset_minutes), int(np.isnan(batch.values).sum()))
+        summary.add(
+            utc_stamps(batch.stamps, blg.utc_offset_minutes, blg.zone), int(np.isnan(batch.values).sum())
+        )
         summary.missing_cells -= len(batch.stamps) * batch.values.shape[1]
     summary.missing_cells += summary.samples * len(blg.columns)
     return summary
@@ -203,9 +222,11 @@ def window_report(
                 f"{blg.samples_read} sample(s) read",
                 expected="--begin/--end that include at least one sample",
             )
-        first, last = utc_stamps(np.array([window.first_stamp, window.last_stamp], np.int64), offset)
+        first, last = utc_stamps(
+            np.array([window.first_stamp, window.last_stamp], np.int64), offset, blg.zone
+        )
         return WindowAverages(
-            frame=window.frame(blg.columns, offset),
+            frame=window.frame(blg.columns, offset, blg.zone),
             samples=window.samples,
             first=first,
             last=last,
@@ -232,19 +253,26 @@ def _bound_text(moment: datetime | None) -> str:
 
 
 def _in_window(
-    frame: pl.DataFrame, begin: datetime | None, end: datetime | None, offset: int | None
+    frame: pl.DataFrame,
+    begin: datetime | None,
+    end: datetime | None,
+    offset: int | None,
+    zone: ZoneInfo | None = None,
 ) -> pl.DataFrame:
     """Rows from ``begin`` to ``end``: naive times are the log's local time (as in window_report)."""
     if begin is not None:
-        frame = frame.filter(pl.col("timestamp") >= _aware(begin, offset))
+        frame = frame.filter(pl.col("timestamp") >= aware(begin, offset, zone))
     if end is not None:
-        frame = frame.filter(pl.col("timestamp") <= _aware(end, offset))
+        frame = frame.filter(pl.col("timestamp") <= aware(end, offset, zone))
     return frame
 
 
-def _aware(moment: datetime, offset: int | None) -> datetime:
+def aware(moment: datetime, offset: int | None, zone: ZoneInfo | None = None) -> datetime:
+    """A bound as UTC: a naive one is the log's local time, in its zone when resolved."""
     if moment.tzinfo is not None:
         return moment
+    if zone is not None:
+        return moment.replace(tzinfo=zone).astimezone(UTC)
     return (moment - timedelta(minutes=offset or 0)).replace(tzinfo=UTC)
 
 
@@ -253,7 +281,10 @@ def _column_name(column: BlgColumn) -> str:
 
 
 def _frame(
-    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], names: list[str], offset: int | None
+    blocks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]],
+    names: list[str],
+    offset: int | None,
+    zone: ZoneInfo | None = None,
 ) -> pl.DataFrame:
     """One frame from decoded batches (columns that appeared later are NaN, then null, before)."""
     width = len(names)
@@ -264,15 +295,15 @@ def _frame(
         row += len(stamps)
     stamps = np.concatenate([stamps for stamps, _ in blocks]) if blocks else np.zeros(0, np.int64)
     if not width:  # no counter column: the time stamps alone (a frame of no columns has no height)
-        return utc_stamps(stamps, offset).to_frame()
+        return utc_stamps(stamps, offset, zone).to_frame()
     frame = pl.DataFrame(values, schema=names, orient="row", nan_to_null=True)
-    return frame.insert_column(0, utc_stamps(stamps, offset))
+    return frame.insert_column(0, utc_stamps(stamps, offset, zone))
 
 
 def _raw_frame(batch: BlgBatch, blg: BlgFile) -> pl.DataFrame:
     names = [_column_name(blg.columns[int(c)]) for c in batch.uncooked_columns]
     frame = pl.DataFrame(batch.uncooked_values, schema=names, orient="row")
-    return frame.insert_column(0, utc_stamps(batch.stamps, blg.utc_offset_minutes))
+    return frame.insert_column(0, utc_stamps(batch.stamps, blg.utc_offset_minutes, blg.zone))
 
 
 def _counters_frame(columns: list[BlgColumn]) -> pl.DataFrame:

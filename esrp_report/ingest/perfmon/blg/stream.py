@@ -49,7 +49,7 @@ class BlgSamples:
     def _frame(self, batch: BlgBatch, log: BlgFile) -> pl.DataFrame:
         names = self.names or [_column_name(c) for c in log.columns]
         # Columns first seen later have no value before (_frame pads them with null).
-        return _frame([(batch.stamps, batch.values)], names, log.utc_offset_minutes)
+        return _frame([(batch.stamps, batch.values)], names, log.utc_offset_minutes, log.zone)
 
 
 def open_blg(path: str | Path, *, batch_bytes: int | None = None) -> StreamedCounterLog:
@@ -71,7 +71,7 @@ def open_blg(path: str | Path, *, batch_bytes: int | None = None) -> StreamedCou
             reader=reader,
             sample_count=log.samples_read,
             utc_offset_minutes=log.utc_offset_minutes,
-            time_zone_name=zone_name(log.header, log.utc_offset_minutes),
+            time_zone_name=zone_name(log.header, log.utc_offset_minutes, log.time_zone),
             problems=list(log.problems),
             damage=LogDamage(rows_lost=log.samples_lost),
         )

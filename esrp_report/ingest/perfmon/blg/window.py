@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import polars as pl
@@ -55,12 +56,14 @@ class _Window:
         self.total = np.zeros(0, dtype=np.float64)  # sum of those cooked values
         self.lead = np.zeros(0, dtype=np.float64)  # cooked value at the column's first sample
 
-    def resolve(self, offset_minutes: int | None) -> None:
+    def resolve(self, offset_minutes: int | None, zone: ZoneInfo | None = None) -> None:
         """Window bounds as the samples' local FILETIME: naive times are the log's local time."""
         shift = timedelta(minutes=offset_minutes or 0)
 
         def local(moment: datetime) -> int:
-            if moment.tzinfo is not None:
+            if moment.tzinfo is not None and zone is not None:
+                moment = moment.astimezone(zone).replace(tzinfo=None)
+            elif moment.tzinfo is not None:
                 moment = moment.astimezone(UTC).replace(tzinfo=None) + shift
             return (moment - _FILETIME_EPOCH) // timedelta(microseconds=1) * 10
 
@@ -134,7 +137,9 @@ class _Window:
         self.total[cols] += np.where(valid, cooked, 0.0).sum(axis=0)
         self.lead[fresh] = cooked[0, new]
 
-    def frame(self, columns: list[BlgColumn], offset: int | None) -> pl.DataFrame:
+    def frame(
+        self, columns: list[BlgColumn], offset: int | None, zone: ZoneInfo | None = None
+    ) -> pl.DataFrame:
         """One row per column: mean of its cooked samples beside the exact first/last average."""
         self._grow(len(columns))
         width = len(columns)
@@ -186,8 +191,8 @@ class _Window:
                 "exact_average": exact,
                 "relative_difference": relative,
                 "why": [WINDOW_WHY.get(int(r)) for r in reasons],
-                "first": utc_stamps(np.where(present, self.stamps[0], _FILETIME_UNIX), offset),
-                "last": utc_stamps(np.where(present, self.stamps[1], _FILETIME_UNIX), offset),
+                "first": utc_stamps(np.where(present, self.stamps[0], _FILETIME_UNIX), offset, zone),
+                "last": utc_stamps(np.where(present, self.stamps[1], _FILETIME_UNIX), offset, zone),
             },
             nan_to_null=True,
         ).with_columns(
