@@ -294,6 +294,8 @@ def _real_png(width: int = 8, height: int = 8) -> bytes:
 
 
 def test_a_raster_whose_pixel_data_is_damaged_is_refused(tmp_path: Path) -> None:
+    import weasyprint  # noqa: F401 - it makes Pillow load cut images for the whole process
+
     whole = _real_png()
     (tmp_path / "whole.png").write_bytes(whole)
     assert read_image(tmp_path / "whole.png", within=tmp_path, what="figure").width_px == 8

@@ -173,8 +173,12 @@ def _decode(data: bytes, path: Path, what: str) -> None:
     import io  # noqa: PLC0415 - only a build with raster figures pays for the decoder
     import warnings  # noqa: PLC0415
 
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image, ImageFile  # noqa: PLC0415
 
+    # WeasyPrint sets Pillow's LOAD_TRUNCATED_IMAGES for the whole process when it is imported,
+    # which makes a cut image load as if whole: judged here with it off, then left as found.
+    lenient = ImageFile.LOAD_TRUNCATED_IMAGES
+    ImageFile.LOAD_TRUNCATED_IMAGES = False
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # a truncated or inconsistent image is a failure, not a note
@@ -186,6 +190,8 @@ def _decode(data: bytes, path: Path, what: str) -> None:
             f"{what}: its pixel data cannot be decoded ({type(exc).__name__}: {exc})",
             expected="a whole PNG or JPEG image (save it again from the program that made it)",
         ) from None
+    finally:
+        ImageFile.LOAD_TRUNCATED_IMAGES = lenient
 
 
 def _too_big(path: Path, what: str, size: int) -> ImageError:
