@@ -132,6 +132,49 @@ def test_an_unknown_tzres_id_is_unresolved_and_the_bias_stays_fixed(tmp_path: Pa
     assert "daylight saving not applied" in note.message and "-99992" in note.message
 
 
+@pytest.mark.parametrize(
+    ("bias", "std", "dlt", "month", "iana", "shown", "offset"),
+    [
+        (-60, 322, 321, 7, "Europe/Berlin", "W. Europe Daylight Time", 120),
+        (-60, 302, 301, 1, "Europe/Paris", "Romance Standard Time", 60),
+        (0, 262, 261, 7, "Europe/London", "GMT Daylight Time", 60),
+        (0, 262, 261, 1, "Europe/London", "GMT Standard Time", 0),
+        (-540, 632, 631, 7, "Asia/Tokyo", "Tokyo Standard Time", 540),
+        (-330, 492, 491, 1, "Asia/Calcutta", "India Standard Time", 330),
+        (420, 192, 191, 7, "America/Denver", "Mountain Daylight Time", -360),
+        (420, 202, 201, 7, "America/Phoenix", "US Mountain Standard Time", -420),
+        (-180, 1832, 1831, 7, "Europe/Moscow", "Russia TZ 2 Standard Time", 180),
+        (-480, 592, 591, 1, "Asia/Singapore", "Malay Peninsula Standard Time", 480),
+    ],
+)
+def test_the_registry_ids_past_fiji_resolve(
+    tmp_path: Path, bias: int, std: int, dlt: int, month: int, iana: str, shown: str, offset: int
+) -> None:
+    """Ids of the whole Windows 10 Time Zones dump (tzres.toml), from common zones past Fiji: the
+    key's IANA zone, daylight saving in July where the zone has it, the English text relog prints."""
+    zone = TimeZone(bias, f"@tzres.dll,-{std}", f"@tzres.dll,-{dlt}", daylight_bias=-60)
+    path = _write(tmp_path / f"z{std}.blg", zone, [datetime(2024, month, 15, 12, 0, s) for s in (0, 5)])
+    facts = _inspect(path)
+    assert (facts["time_zone_iana"], facts["time_zone_unresolved"]) == (iana, None)
+    assert (facts["time_zone"], facts["utc_offset_minutes"]) == (shown, offset)
+    assert _converted(path, tmp_path)[0][0] == f"(PDH-CSV 4.0) ({shown})({-offset})"
+
+
+def test_ids_the_dump_does_not_name_as_a_zone_name_stay_unresolved() -> None:
+    # -320 is W. Europe's MUI_Display (the "(UTC+01:00) Amsterdam, ..." line), not a zone name;
+    # -2142 is no value of the dump at all. Both are named as unknown, never guessed.
+    for written in ("@tzres.dll,-320", "@tzres.dll,-2142"):
+        found = resolve_zone(_header(TimeZone(-60, written, written)), rw.filetime(datetime(2024, 7, 1)))
+        assert (found.iana, found.windows) == (None, None)
+        assert f"{written} is a tzres.dll resource id not in the table of known ids" in str(found.why)
+
+
+def test_an_obsolete_key_of_the_dump_is_named_but_not_mapped() -> None:
+    found = resolve_zone(_header(TimeZone(-720, "@tzres.dll,-982", "@tzres.dll,-981")), None)
+    assert (found.windows, found.iana) == ("Kamchatka Standard Time", None)
+    assert "CLDR maps no IANA zone to 'Kamchatka Standard Time'" in str(found.why)
+
+
 def test_a_zone_name_in_another_language_is_unresolved_by_name(tmp_path: Path) -> None:
     zone = TimeZone(-60, "Mitteleuropäische Zeit", "Mitteleuropäische Sommerzeit", daylight_bias=-60)
     path = _write(tmp_path / "de.blg", zone, [datetime(2024, 7, 15, 12, 0, s) for s in (0, 5)])
