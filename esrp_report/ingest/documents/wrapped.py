@@ -33,6 +33,8 @@ _VALUES = frozenset(("n/a", "pass", "fail", "-"))
 # Two records sharing a width establish it: one record alone (a chart's axis under its legend,
 # a label and a list of figures) establishes nothing.
 _MIN_RECORDS = 2
+# The widest row, 13 cells of up to 12 characters, wraps at 72 columns onto at most three lines.
+_MAX_CONTINUATIONS = 3
 
 
 def join_wrapped(doc: PublishedDocument) -> None:
@@ -119,6 +121,8 @@ def _join_records(doc: PublishedDocument, lines: list[DocLine], start: int, end:
         if not _figures_only(lines[at]):
             while stop < end and _figures_only(lines[stop]):
                 stop += 1
+            if stop - at - 1 > _MAX_CONTINUATIONS:
+                stop = at + 1  # a label over a column of figures (a listing, a chart's ticks): no wrap
         records.append(
             (at, stop, len(lines[at].cells or []) + sum(len(_cells(lines[i])) for i in range(at + 1, stop)))
         )
