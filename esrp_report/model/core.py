@@ -765,7 +765,9 @@ class DocNumber:
     def leading(text: str) -> DocNumber | None:
         """The number a cell starts with: "10,000" of "10,000 users", "0.120" of "0.120 IOPs"."""
         match = re.match(r"^\s*([\d,]*\.?\d+)", text)
-        return DocNumber.parse(match.group(1)) if match else None
+        if match is None or text[match.end() : match.end() + 1] == "\u2026":
+            return None  # "1,000…": a figure marked not read (cut, or its marks undecided) is no number
+        return DocNumber.parse(match.group(1))
 
     @property
     def half_unit(self) -> float:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from esrp_report.ingest.documents import limits
-from esrp_report.ingest.documents.cells import is_number, number
+from esrp_report.ingest.documents.cells import clean_line, is_number, number
 from esrp_report.ingest.documents.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_PDF_PAGES,
@@ -37,7 +37,9 @@ from esrp_report.ingest.documents.limits import (
     MAX_TREND_CELL_CHARS,
 )
 from esrp_report.ingest.documents.lines import document_lines
+from esrp_report.ingest.documents.marks import find_marks, rewrite
 from esrp_report.ingest.documents.matching import fuzzy_key, normalize
+from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.structure import build
 from esrp_report.ingest.documents.vocabulary import BACKUP_METRICS, FACTS, SUMMARY_METRICS
 from esrp_report.ingest.guards import require_regular_file
@@ -94,6 +96,28 @@ def parse_lines(lines: list[DocLine], source: str, kind: str) -> PublishedDocume
     """Rebuild the structure of a document from its cleaned lines (``lines.document_lines``), read as
     ``kind`` (pdf, html, markdown, text): the seam where a line can be changed after extraction."""
     doc = PublishedDocument(source=source, format=kind)
-    doc.lines = lines
+    doc.lines = _in_point_form(doc, lines)
     build(doc)
     return doc
+
+
+def _in_point_form(doc: PublishedDocument, lines: list[DocLine]) -> list[DocLine]:
+    """The lines with their figures in decimal-point form (``marks.py``): a decimal-comma document's
+    lines are rewritten and cleaned again, since its cells were split as if "0,873" were 873; an
+    undecidable or mixed one is named, its ambiguous figures marked not read."""
+    found = find_marks(lines)
+    if found.decimal == ".":
+        return lines
+    trouble = found.problem
+    if trouble is None:
+        mark = {".": "'.'", "thin": "a thin space", "": "none"}[found.thousands]
+        problem(
+            doc,
+            f"decimal comma: the figures print ',' as their decimal mark ({found.comma_votes} figure(s) "
+            f"say so, {found.point_votes} the other way), thousands mark {mark}; read so throughout",
+            "number convention",
+            severity="note",
+        )
+    else:
+        problem(doc, trouble, "number convention")
+    return [clean_line(DocLine(line.no, rewrite(line.raw, found), page=line.page)) for line in lines]

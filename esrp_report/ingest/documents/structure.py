@@ -22,11 +22,13 @@ from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.prose import prose_users
 from esrp_report.ingest.documents.tables import summary_tables
 from esrp_report.ingest.documents.trends import series, trend_tables
+from esrp_report.ingest.documents.wrapped import join_wrapped
 from esrp_report.model import PublishedDocument
 
 
 def build(doc: PublishedDocument) -> None:
     """Fill ``doc`` from ``doc.lines``."""
+    join_wrapped(doc)
     doc.lines = unflatten(doc.lines)
     mend_cut_figures(doc)
     segments = report_segments(doc.lines)
