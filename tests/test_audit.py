@@ -827,3 +827,35 @@ def test_soft_recoverys_total_log_reads_are_copies_named_both_when_nothing_tells
     row = "2.025\t213.416\t1.629\t72939.177\t32145.823\t7.418"
     new = _vmax_planted(tmp_path, 1368, row, row[:-5] + "7.918")
     assert new == [("appendix.total_table", 1368, (1320, 1368))]
+
+
+def _netapp_planted(tmp_path: Path, old: str, new: str) -> list[tuple[str, str, int | None]]:
+    """The errors and warnings a change of 001's text adds: (severity, check, line)."""
+    text = (DATA / "netapp-001.txt").read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path = tmp_path / "planted.txt"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    before = {(f.severity, f.check, f.line) for f in audit_document(DATA / "netapp-001.txt").findings}
+    return [
+        (f.severity, f.check, f.line)
+        for f in audit_document(path).findings
+        if f.severity != "note" and (f.severity, f.check, f.line) not in before
+    ]
+
+
+def test_backup_throughput_is_held_to_reads_times_the_read_size(tmp_path: Path) -> None:
+    # 129.809 reads/s x 256 KB = 32.45 MB/s, printed 32.46; 139.809 gives 34.95, 7.7 % off: the
+    # reads are the slip, since the MB/s still equals size / elapsed.
+    new = _netapp_planted(tmp_path, "11.043\t0.000\t129.809", "11.043\t0.000\t139.809")
+    line = next(
+        n for n, text in enumerate((DATA / "netapp-001.txt").read_text().split("\n"), 1) if "129.809" in text
+    )
+    assert ("error", "appendix.backup_throughput", line) in new
+
+
+def test_a_checksum_sum_row_far_shorter_than_its_longest_database_is_an_error(tmp_path: Path) -> None:
+    # 25,028 s against 25,030 s is clocks read apart (the untouched warning); 2,028 s is not.
+    new = _netapp_planted(tmp_path, "2006324 MB/25028 sec", "2006324 MB/2028 sec")
+    assert ("error", "appendix.checksum_time", 343) in new
+    warning = next(f for f in audit_document(DATA / "netapp-001.txt").findings if f.check.endswith("_time"))
+    assert warning.severity == "warning" and "within what clocks read apart explain" in warning.message

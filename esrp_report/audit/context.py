@@ -151,6 +151,7 @@ class Context:
         printed_iv: Iv | None = None,
         terms: Iterable[Term] = (),
         worst: Iv | None = None,
+        worst_why: str | None = None,
         **where: object,
     ) -> bool:
         """Does a printed figure meet what the document's other figures say it must be? ``terms``
@@ -182,7 +183,7 @@ class Context:
             severity = WARNING
             usual = (expected.hi - expected.lo) / 2 + printed.half_unit
             worst_case = (worst.hi - worst.lo) / 2 + printed.half_unit
-            message += (
+            message += worst_why or (
                 f"; the difference is beyond the usual rounding drift (±{fmt(usual, 4)}) but inside "
                 f"the worst case of the printed rounding (±{fmt(worst_case, 4)}): improbable, not proven"
             )

@@ -51,3 +51,11 @@ def copies() -> tuple[Copy, ...]:
         tests = entry.get("tests", [kind.value for kind in TestKind])
         out.append(Copy(column, TableKind(entry["source"]), frozenset(TestKind(t) for t in tests)))
     return tuple(out)
+
+
+def number(section: str, key: str) -> float:
+    """One figure of the file (``[backup] tolerance``)."""
+    value = settings()[section][key]
+    if not isinstance(value, int | float):
+        raise ValueError(f"jetstress.toml [{section}] {key}: not a number")
+    return float(value)
