@@ -793,7 +793,9 @@ def test_a_trend_baseline_printed_as_zero_is_an_error(tmp_path: Path) -> None:
     assert _added_errors(path, "equallogic-004.txt") == {("trend.percentage", line)}
 
 
-def _vmax_planted(tmp_path: Path, line: int, old: str, new: str) -> list[tuple[str, int | None, tuple[int, ...]]]:
+def _vmax_planted(
+    tmp_path: Path, line: int, old: str, new: str
+) -> list[tuple[str, int | None, tuple[int, ...]]]:
     """The errors a one-figure change of 000's line ``line`` adds: (check, line, suspects)."""
     lines = (DATA / "vmax-000.txt").read_text(encoding="utf-8").split("\n")
     assert old in lines[line - 1]
@@ -859,3 +861,32 @@ def test_a_checksum_sum_row_far_shorter_than_its_longest_database_is_an_error(tm
     assert ("error", "appendix.checksum_time", 343) in new
     warning = next(f for f in audit_document(DATA / "netapp-001.txt").findings if f.check.endswith("_time"))
     assert warning.severity == "warning" and "within what clocks read apart explain" in warning.message
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the log's mix against the System Parameters, and no longer 100 %
+        (
+            "3:29:39 PM -- Operation mix: Sessions 3, Inserts 40%",
+            "3:29:39 PM -- Operation mix: Sessions 3, Inserts 50%",
+        ),
+        # the cache size attained below the prerequisite's bound: the test could not have begun
+        ("Last: 485232600.0", "Last: 385232600.0"),
+        # the bound is 0.9 x the 512 MB maximum cache (483,183,820.8)
+        ("Last: 485232600.0 (lower bound: 483183800.0", "Last: 485232600.0 (lower bound: 493183800.0"),
+    ],
+)
+def test_test_log_settings_are_held_to_the_report_and_the_jetstress_rules(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    found = {(severity, check) for severity, check, _line in _netapp_planted(tmp_path, old, new)}
+    assert ("error", "appendix.log_settings") in found
+
+
+def test_the_logs_cache_settings_are_the_reports_parameters(tmp_path: Path) -> None:
+    text = (DATA / "netapp-001.txt").read_text(encoding="utf-8")
+    path = tmp_path / "planted.txt"
+    path.write_text(text.replace("Maximum Database Cache 512.0 MB", "Maximum Database Cache 612.0 MB", 1))
+    found = [f for f in audit_document(path).findings if f.check == "appendix.log_settings"]
+    assert [(f.severity, f.printed, f.expected) for f in found] == [("error", "512.0 MB", "612.0 MB")]

@@ -5,6 +5,9 @@ checksum statistics are ``backup.py``'s.)"""
 
 from __future__ import annotations
 
+import math
+import re
+
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
@@ -366,3 +369,90 @@ def jetstress_log(ctx: Context, run: Run, report: m.PublishedReport) -> None:
                     derivation="collection window / logging interval",
                     **where,
                 )
+
+
+_UNIT_MB = {"KB": 1 / 1024, "MB": 1.0, "GB": 1024.0}
+
+
+def _megabytes(figure: str, unit: str) -> Iv:
+    """A cache size the log prints with one decimal of its unit ("1.2 GB" for 1,280 MB: the
+    log's figure may be cut, not rounded), in MB."""
+    value = float(figure)
+    return Iv(value - 0.05, value + 0.1).scale(_UNIT_MB[unit])
+
+
+def log_settings(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.log_settings: the test log's cache settings and operation mix against the
+    report's System Parameters, the cache prerequisite attained and its bound against the
+    maximum cache, the mix adding up (``jetstress.toml`` [log])."""
+    log = run.test_log
+    if log is None:
+        return
+    rules = jetstress.settings()["log"]
+    where: dict[str, object] = {
+        "section": f"Appendix: {report.title}",
+        "table": "Test log",
+        "line": report.first_line,
+    }
+    problems: list[tuple[str, str, str]] = []  # (what, printed, expected)
+    max_cache: Iv | None = None
+    for entry in log.entries:
+        if cache := re.search(rules["cache"], entry.message):
+            for bound in ("min", "max"):
+                logged = _megabytes(cache[bound], cache[f"{bound}_unit"])
+                max_cache = logged if bound == "max" else max_cache
+                stated = run.parameters.get(rules[f"{bound}_cache"], "")
+                figure = re.match(r"\s*([\d.]+)\s*([KMG]B)", stated)
+                if figure is None:
+                    continue
+                ctx.cover(None, None)
+                parameter = _megabytes(figure[1], figure[2])
+                if not logged.meets(parameter):
+                    problems.append(
+                        (
+                            f"the log's {bound}imum database cache",
+                            f"{cache[bound]} {cache[bound + '_unit']}",
+                            stated,
+                        )
+                    )
+        elif prerequisite := re.search(rules["prerequisite"], entry.message):
+            last, lower = float(prerequisite["last"]), float(prerequisite["bound"])
+            ctx.cover(None, None)
+            if last < lower:
+                problems.append(
+                    ("the database cache size attained", f"{last:,.0f}", f"at least {lower:,.0f}")
+                )
+            if max_cache is not None:
+                ctx.cover(None, None)
+                digits = 10.0 ** (math.floor(math.log10(lower)) + 1 - int(rules["bound_digits"]))
+                preload = max_cache.scale(2**20 * float(rules["preload_share"])).widen(digits)
+                if not Iv(lower, lower).meets(preload):
+                    problems.append(
+                        (
+                            "the cache prerequisite's lower bound",
+                            f"{lower:,.0f}",
+                            f"{rules['preload_share']} x the maximum cache ({preload.mid:,.0f})",
+                        )
+                    )
+        elif mix := re.search(rules["mix"], entry.message):
+            shares = {name: float(mix[name]) for name in rules["operations"]}
+            ctx.cover(None, None)
+            if sum(shares.values()) != float(rules["mix_total"]):
+                problems.append(("the operation mix", f"{sum(shares.values()):g}%", f"{rules['mix_total']}%"))
+            for name, label in rules["operations"].items():
+                share = run.parameters.get(label, "").strip().rstrip("%")
+                if not share.replace(".", "", 1).isdigit():
+                    continue
+                ctx.cover(None, None)
+                if float(share) != shares[name]:
+                    problems.append((f"the log's {label}", f"{shares[name]:g}%", f"{share}%"))
+    for what, printed, expected in problems:
+        ctx.add(
+            ERROR,
+            "appendix.log_settings",
+            f"{run.machine} {run.kind.value}: {what} is {printed}, the report's own figures give {expected}",
+            printed=printed,
+            expected=expected,
+            derivation="Jetstress test log settings (audit/jetstress.toml [log])",
+            **where,
+        )
