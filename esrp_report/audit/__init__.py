@@ -54,7 +54,6 @@ _REPORT_RELATIONS = (
     appendix.read_size,
     appendix.host_range,
     backup.backup_rows,
-    backup.backup_throughput,
     backup.checksum,
     appendix.verdict,
     appendix.jetstress_log,

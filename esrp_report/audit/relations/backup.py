@@ -10,7 +10,7 @@ from esrp_report.audit import jetstress
 from esrp_report.audit.context import Context, Term, run_for
 from esrp_report.audit.findings import relative
 from esrp_report.audit.intervals import sum_of
-from esrp_report.model import DB_READ_BYTES, DB_READS, DocNumber, Run, SummaryTable, TableKind, TestKind
+from esrp_report.model import DocNumber, Run, SummaryTable, TestKind
 from esrp_report.model.findings import ERROR, WARNING
 
 
@@ -202,42 +202,3 @@ def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             relative_difference=relative(total.seconds_taken, longest),
         )
 
-
-def backup_throughput(ctx: Context, run: Run, report: m.PublishedReport) -> None:
-    """appendix.backup_throughput: each backup row's MBytes Transferred/sec against its I/O
-    table's database reads/sec x read size (the Transactional table, else the Total one, which
-    is all a backup report of 000 prints). Measured, not an identity: ``jetstress.toml`` [backup]
-    says how far apart the two may be before a warning, and before an error."""
-    kind = next((k for k in (TableKind.TRANSACTIONAL, TableKind.TOTAL) if k in run.tables), None)
-    if kind is None or not run.backup:
-        return
-    rows = {r.instance: r.values for r in run.tables[kind].rows}
-    tolerance, proof = jetstress.number("backup", "tolerance"), jetstress.number("backup", "proof")
-    for row in run.backup:
-        values = rows.get(row.instance, {})
-        reads = values.get(DB_READS)
-        if row.mb_per_sec is None or reads is None:
-            continue
-        size = values.get(DB_READ_BYTES) or jetstress.number("backup", "read_bytes")
-        rate = reads * size / 2**20
-        printed = report.cells.get(("backup", row.instance, "mb_per_sec")) or DocNumber(
-            row.mb_per_sec, 2, f"{row.mb_per_sec:.2f}"
-        )
-        reads_cell = ctx.cell(run, "instance", kind.value, row.instance, DB_READS)
-        ctx.relation(
-            "appendix.backup_throughput",
-            printed,
-            Iv(rate * (1 - tolerance), rate * (1 + tolerance)),
-            worst=Iv(rate * (1 - proof), rate * (1 + proof)),
-            worst_why=(
-                f"; more than the {tolerance:.1%} the seeds' backups allow, but within {proof:.0%}: "
-                "the two are measured apart (elapsed time, sampled counters), so this is no proof"
-            ),
-            what=f"{run.machine} backup, {row.instance}: MBytes Transferred/sec",
-            derivation=f"I/O Database Reads/sec {reads:,.3f} x {size:,.0f} bytes / 2^20",
-            section=f"Appendix: {report.title}",
-            table="Database backup statistics",
-            row=row.instance,
-            line=report.first_line,
-            terms=[(reads_cell, size / 2**20)],
-        )
