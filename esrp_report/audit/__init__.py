@@ -58,6 +58,7 @@ _REPORT_RELATIONS = (
     appendix.verdict,
     appendix.jetstress_log,
     appendix.log_latencies,
+    appendix.log_settings,
 )
 
 

@@ -15,9 +15,9 @@ from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule
 from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT
-from esrp_report.audit.result import AuditResult
+from esrp_report.audit.result import AuditResult, CellKey, cell_key
 from esrp_report.model import DocLine, DocNumber, PublishedDocument, PublishedReport, Run, TestKind
-from esrp_report.model.findings import ERROR, NOTE, Finding
+from esrp_report.model.findings import ERROR, NOTE, WARNING, Finding
 
 # A figure a relation is worked out from: a printed number (a sum's term, coefficient 1) or a
 # number with the coefficient it has in the relation (1/n for a mean of n; 0 when the relation
@@ -74,6 +74,9 @@ class Context:
     runs: list[Run]  # the appendix's reports that could be read
     columns: dict[TestKind, list[Column]]  # each server's column, per test
     evaluated: list[Evaluated] = field(default_factory=list)
+    # Printed cells an error already found wrong (by ``cell_key``), with that error's line: an
+    # expected value worked from one of them would repeat the slip, so none is printed.
+    doubted: dict[CellKey, int | None] = field(default_factory=dict)
 
     def add(self, severity: str, check: str, message: str, **where: object) -> Finding:
         """A finding, where ``where`` says (section, table, row, column, line, printed, expected...)."""
@@ -147,12 +150,17 @@ class Context:
         severity: str = ERROR,
         printed_iv: Iv | None = None,
         terms: Iterable[Term] = (),
+        worst: Iv | None = None,
+        worst_why: str | None = None,
         **where: object,
     ) -> bool:
         """Does a printed figure meet what the document's other figures say it must be? ``terms``
         are the printed figures ``expected`` was worked out from; a finding is placed at the printed
-        figure's own line when it was read from a cell."""
-        record = self.cover(printed, expected, terms, check)
+        figure's own line when it was read from a cell. ``worst``: what ``expected`` widens to when
+        every rounding it was worked out from goes the worst way; a miss inside it is no proof, so
+        its finding is a warning that says so, never an error."""
+        # What a relation vouches for (blame, coverage) is what it proves: the worst case.
+        record = self.cover(printed, worst or expected, terms, check)
         if printed.placed:
             where["line"] = printed.line
         mine = printed_iv or Iv.of(printed)
@@ -160,19 +168,40 @@ class Context:
             record.excess = 0.0
             return True
         best = min(max(printed.value, expected.lo), expected.hi)
-        shown = fmt(expected.mid, max(printed.decimals, 0))
+        shown: str | None = fmt(expected.mid, max(printed.decimals, 0))
+        message = f"{what}: printed {printed.text}, expected {shown}"
+        in_doubt = [n for n, _c in record.cells if n is not printed and cell_key(n) in self.doubted]
+        if in_doubt:
+            shown = None
+            named = ", ".join(f"{n.text} at line {n.line}" for n in in_doubt)
+            message = (
+                f"{what}: printed {printed.text}, which disagrees with figures of which "
+                f"{named} already disagree(s) with their own relations: no expected value is "
+                "worked from them"
+            )
+        if worst is not None and mine.meets(worst):
+            severity = WARNING
+            usual = (expected.hi - expected.lo) / 2 + printed.half_unit
+            worst_case = (worst.hi - worst.lo) / 2 + printed.half_unit
+            message += worst_why or (
+                f"; the difference is beyond the usual rounding drift (±{fmt(usual, 4)}) but inside "
+                f"the worst case of the printed rounding (±{fmt(worst_case, 4)}): improbable, not proven"
+            )
         finding = self.add(
             severity,
             check,
-            f"{what}: printed {printed.text}, expected {shown}",
+            message,
             printed=printed.text,
             expected=shown,
             derivation=derivation,
-            relative_difference=relative(printed.value, best),
+            relative_difference=None if in_doubt else relative(printed.value, best),
             **where,
         )
+        if severity == ERROR and printed.placed:
+            self.doubted.setdefault(cell_key(printed), printed.line)
         record.findings.append(finding)
-        record.excess = max(record.excess, 1e-12)
+        if severity == ERROR:
+            record.excess = max(record.excess, 1e-12)
         return False
 
 

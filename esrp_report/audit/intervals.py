@@ -28,6 +28,13 @@ def summed_half(n: float, half: float = INSTANCE_HALF_UNIT) -> float:
     return min(n * half, max(half, 4 * half * math.sqrt(n / 3)))
 
 
+def worst_half(n: float, half: float = INSTANCE_HALF_UNIT) -> float:
+    """The hard bound of ``summed_half``: every one of ``n`` rounded figures off by its whole half
+    unit the same way. A relation outside ``summed_half`` but inside this is improbable, not
+    impossible, so it is no proof of a slip."""
+    return max(n, 1) * half
+
+
 def sum_of(ivs: Iterable[Iv]) -> Iv:
     """The sum of intervals."""
     lo = hi = 0.0

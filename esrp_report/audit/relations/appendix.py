@@ -5,26 +5,24 @@ checksum statistics are ``backup.py``'s.)"""
 
 from __future__ import annotations
 
+import math
+import re
+
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import RunEvidence, Status, evaluate_run, roll_up
+from esrp_report.audit import jetstress
 from esrp_report.audit.context import Context, Evaluated, Term
-from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, decimals_of, summed_half
+from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, decimals_of, summed_half, worst_half
 from esrp_report.model import (  # bound once: ``m.X`` goes through model's lazy loader each time
     BDM_READ_BYTES,
     BDM_READS,
     DB_READ_BYTES,
     DB_READ_LATENCY,
     DB_READS,
-    DB_WRITE_BYTES,
-    DB_WRITE_LATENCY,
     DB_WRITES,
-    LOG_READ_BYTES,
-    LOG_READS,
-    LOG_WRITE_BYTES,
     LOG_WRITE_LATENCY,
-    LOG_WRITES,
     DocNumber,
     Run,
     TableKind,
@@ -53,6 +51,7 @@ def achieved_iops(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         "appendix.achieved",
         printed,
         Iv.of(figures.transfers, summed_half(2 * figures.instances)),
+        worst=Iv.of(figures.transfers, worst_half(2 * figures.instances)),
         what=f"{run.machine} {run.kind.value}: Achieved Transactional I/O per Second",
         derivation=f"sum of reads/sec + writes/sec over the {figures.instances} instances",
         section=f"Appendix: {report.title}",
@@ -63,37 +62,31 @@ def achieved_iops(ctx: Context, run: Run, report: m.PublishedReport) -> None:
 
 
 def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
-    """appendix.total_table: Total I/O = transactional + maintenance reads; its other columns equal
-    the Transactional and Log Replication tables'."""
+    """appendix.total_table: Total I/O = transactional + maintenance reads; its other columns are
+    copies of the Transactional, Log Replication (or, in soft recovery, Transactional) tables'
+    (``jetstress.toml``). A copy that disagrees is two printed figures against each other: blame
+    places the slip at the one whose own table's other relations break too, else names both."""
     total = run.tables.get(TableKind.TOTAL)
     trans = run.tables.get(TableKind.TRANSACTIONAL)
     if total is None or trans is None:
         return
-    bdm = (
-        {r.instance: r.values for r in run.tables[TableKind.BACKGROUND_MAINTENANCE].rows}
-        if TableKind.BACKGROUND_MAINTENANCE in run.tables
-        else {}
-    )
-    repl = (
-        {r.instance: r.values for r in run.tables[TableKind.LOG_REPLICATION].rows}
-        if TableKind.LOG_REPLICATION in run.tables
-        else {}
-    )
-    tr = {r.instance: r.values for r in trans.rows}
+    sources = {kind: {r.instance: r.values for r in table.rows} for kind, table in run.tables.items()}
+    bdm = sources.get(TableKind.BACKGROUND_MAINTENANCE, {})
+    tr = sources[TableKind.TRANSACTIONAL]
+    copies = [c for c in jetstress.copies() if run.kind in c.tests and c.source in sources]
     h = INSTANCE_HALF_UNIT
     cells = report.cells
     # key -> (instance, printed, expected, line)
     failures: dict[str, list[tuple[str, float, float, int | None]]] = {}
     records: dict[str, list[Evaluated]] = {}
+    origin: dict[str, TableKind] = {}
     transactional, maintenance = TableKind.TRANSACTIONAL.value, TableKind.BACKGROUND_MAINTENANCE.value
-    replication = TableKind.LOG_REPLICATION.value
     for row in total.rows:
         t = tr.get(row.instance)
         if t is None:
             continue
         pairs: list[tuple[str, float | None, Iv | None, list[Term]]] = []
         b = bdm.get(row.instance, {})
-        r = repl.get(row.instance, {})
         instance = row.instance
         if BDM_READS in b and DB_READS in t:
             pairs.append(
@@ -107,26 +100,20 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
                     ],
                 )
             )
-        for key in (
-            DB_WRITES,
-            LOG_WRITES,
-            DB_WRITE_LATENCY,
-            LOG_WRITE_LATENCY,
-            LOG_WRITE_BYTES,
-            DB_WRITE_BYTES,
-        ):
-            if key in t:
-                term = cells.get(("instance", transactional, instance, key))
-                pairs.append((key, row.values.get(key), Iv.of(t[key], h), [term]))
-        for key in (LOG_READS, LOG_READ_BYTES):
-            if key in r:
-                term = cells.get(("instance", replication, instance, key))
-                pairs.append((key, row.values.get(key), Iv.of(r[key], h), [term]))
+        for copy in copies:
+            values = sources[copy.source].get(instance, {})
+            if copy.column in values:
+                origin[copy.column] = copy.source
+                term = cells.get(("instance", copy.source.value, instance, copy.column))
+                copied = Iv.of(values[copy.column], h)
+                pairs.append((copy.column, row.values.get(copy.column), copied, [term]))
         for key, printed, expected, terms in pairs:
             if printed is None or expected is None:
                 continue
             cell = cells.get(("instance", TableKind.TOTAL.value, instance, key))
-            record = ctx.cover(cell or DocNumber(printed, 3, f"{printed:.3f}"), expected, terms)
+            record = ctx.cover(
+                cell or DocNumber(printed, 3, f"{printed:.3f}"), expected, terms, "appendix.total_table"
+            )
             if Iv.of(printed, h).meets(expected):
                 record.excess = 0.0
             else:
@@ -136,9 +123,7 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
                     (row.instance, printed, expected.mid, cell.line if cell else None)
                 )
     for key, rows in failures.items():
-        source = (
-            "Log Replication" if key in (LOG_READS, LOG_READ_BYTES) else "Transactional"
-        ) + " I/O Performance"
+        source = _TABLE_TITLES[origin.get(key, TableKind.TRANSACTIONAL)]
         formula = "transactional + maintenance reads" if key == DB_READS else f"the {source} table's value"
         finding = ctx.add(
             ERROR,
@@ -158,6 +143,14 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         )
         for record in records[key]:
             record.findings.append(finding)
+
+
+_TABLE_TITLES = {
+    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
+    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
+    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
+    TableKind.TOTAL: "Total I/O Performance",
+}
 
 
 def read_size(ctx: Context, run: Run, report: m.PublishedReport) -> None:
@@ -376,3 +369,90 @@ def jetstress_log(ctx: Context, run: Run, report: m.PublishedReport) -> None:
                     derivation="collection window / logging interval",
                     **where,
                 )
+
+
+_UNIT_MB = {"KB": 1 / 1024, "MB": 1.0, "GB": 1024.0}
+
+
+def _megabytes(figure: str, unit: str) -> Iv:
+    """A cache size the log prints with one decimal of its unit ("1.2 GB" for 1,280 MB: the
+    log's figure may be cut, not rounded), in MB."""
+    value = float(figure)
+    return Iv(value - 0.05, value + 0.1).scale(_UNIT_MB[unit])
+
+
+def log_settings(ctx: Context, run: Run, report: m.PublishedReport) -> None:
+    """appendix.log_settings: the test log's cache settings and operation mix against the
+    report's System Parameters, the cache prerequisite attained and its bound against the
+    maximum cache, the mix adding up (``jetstress.toml`` [log])."""
+    log = run.test_log
+    if log is None:
+        return
+    rules = jetstress.settings()["log"]
+    where: dict[str, object] = {
+        "section": f"Appendix: {report.title}",
+        "table": "Test log",
+        "line": report.first_line,
+    }
+    problems: list[tuple[str, str, str]] = []  # (what, printed, expected)
+    max_cache: Iv | None = None
+    for entry in log.entries:
+        if cache := re.search(rules["cache"], entry.message):
+            for bound in ("min", "max"):
+                logged = _megabytes(cache[bound], cache[f"{bound}_unit"])
+                max_cache = logged if bound == "max" else max_cache
+                stated = run.parameters.get(rules[f"{bound}_cache"], "")
+                figure = re.match(r"\s*([\d.]+)\s*([KMG]B)", stated)
+                if figure is None:
+                    continue
+                ctx.cover(None, None)
+                parameter = _megabytes(figure[1], figure[2])
+                if not logged.meets(parameter):
+                    problems.append(
+                        (
+                            f"the log's {bound}imum database cache",
+                            f"{cache[bound]} {cache[bound + '_unit']}",
+                            stated,
+                        )
+                    )
+        elif prerequisite := re.search(rules["prerequisite"], entry.message):
+            last, lower = float(prerequisite["last"]), float(prerequisite["bound"])
+            ctx.cover(None, None)
+            if last < lower:
+                problems.append(
+                    ("the database cache size attained", f"{last:,.0f}", f"at least {lower:,.0f}")
+                )
+            if max_cache is not None:
+                ctx.cover(None, None)
+                digits = 10.0 ** (math.floor(math.log10(lower)) + 1 - int(rules["bound_digits"]))
+                preload = max_cache.scale(2**20 * float(rules["preload_share"])).widen(digits)
+                if not Iv(lower, lower).meets(preload):
+                    problems.append(
+                        (
+                            "the cache prerequisite's lower bound",
+                            f"{lower:,.0f}",
+                            f"{rules['preload_share']} x the maximum cache ({preload.mid:,.0f})",
+                        )
+                    )
+        elif mix := re.search(rules["mix"], entry.message):
+            shares = {name: float(mix[name]) for name in rules["operations"]}
+            ctx.cover(None, None)
+            if sum(shares.values()) != float(rules["mix_total"]):
+                problems.append(("the operation mix", f"{sum(shares.values()):g}%", f"{rules['mix_total']}%"))
+            for name, label in rules["operations"].items():
+                share = run.parameters.get(label, "").strip().rstrip("%")
+                if not share.replace(".", "", 1).isdigit():
+                    continue
+                ctx.cover(None, None)
+                if float(share) != shares[name]:
+                    problems.append((f"the log's {label}", f"{shares[name]:g}%", f"{share}%"))
+    for what, printed, expected in problems:
+        ctx.add(
+            ERROR,
+            "appendix.log_settings",
+            f"{run.machine} {run.kind.value}: {what} is {printed}, the report's own figures give {expected}",
+            printed=printed,
+            expected=expected,
+            derivation="Jetstress test log settings (audit/jetstress.toml [log])",
+            **where,
+        )

@@ -13,7 +13,7 @@ from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
 from esrp_report.audit.context import Column, Context, Term, heads, run_for
 from esrp_report.audit.findings import fmt, relative
-from esrp_report.audit.intervals import sum_of, summed_half
+from esrp_report.audit.intervals import sum_of, summed_half, worst_half
 from esrp_report.audit.result import RecomputedRow
 from esrp_report.model import DocNumber, Run, TableKind, TestKind
 from esrp_report.model.findings import ERROR, NOTE
@@ -163,6 +163,7 @@ def against_appendix(ctx: Context, test: TestKind, columns: list[Column]) -> Non
                 "server.appendix",
                 printed,
                 Iv.of(value, summed_half(count)),
+                worst=Iv.of(value, worst_half(count)),
                 what=f"{col.name} {col.labels.get(key, key)} ({test.value}) "
                 f"against {run.machine}'s appendix report",
                 derivation=(
