@@ -201,4 +201,3 @@ def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             derivation="the whole run lasts at least as long as its longest database",
             relative_difference=relative(total.seconds_taken, longest),
         )
-
