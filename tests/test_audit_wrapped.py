@@ -76,3 +76,19 @@ def test_a_rewrapped_002_at_72_columns_is_read_with_no_false_error(tmp_path: Pat
     assert result.checked >= 240
     checks = {f.check for f in whole.findings if f.severity == ERROR}
     assert {f.check for f in result.findings if f.severity == ERROR} <= checks
+
+
+def test_a_fact_whose_label_was_wrapped_keeps_its_value_and_its_error(tmp_path: Path) -> None:
+    """002 states 0.10 IOPS per mailbox in a row whose label a 72-column copy wraps mid-way
+    ("... (IOPS, include 20%" / "headroom)  .084 (.10 tested)"): the value is read from the second
+    line and the document's real error (its reports' target IOPS against mailboxes x IOPS) is
+    still found, instead of a clean "checked"."""
+    source = DATA / "dellemc-002.txt"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    wrapped = tmp_path / "002-72.txt"
+    wrapped.write_text("\n".join(p for line in lines for p in (textwrap.wrap(line, 72) or [""])) + "\n")
+    original = {f.check for f in audit_document(source).findings if f.severity == "error"}
+    result = audit_document(wrapped)
+    assert "config.report_target" in original
+    assert {f.check for f in result.findings if f.severity == "error"} == original
+    assert any("its label was wrapped" in p.message for p in result.unread + read_document(wrapped).problems)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from esrp_report.ingest.documents.cells import fact_label_and_value
 from esrp_report.ingest.documents.matching import fuzzy_key, normalize
+from esrp_report.ingest.documents.problems import problem
 from esrp_report.ingest.documents.vocabulary import CONVENTION, FACT_PAIR_FIRST_WORDS, FACTS
-from esrp_report.model import DocLine, PublishedDocument
+from esrp_report.model import DocLine, DocNumber, PublishedDocument
 
 
 def facts(doc: PublishedDocument, in_report: set[int]) -> None:
@@ -22,6 +23,12 @@ def facts(doc: PublishedDocument, in_report: set[int]) -> None:
             key = fuzzy_key(line.cells[0], FACTS, cutoff=0.9)
         if key is not None and line.cells:
             value, at = line.cells[1], line.no
+            if DocNumber.leading(value) is None:
+                # A label wrapped mid-way ("... (IOPS, include 20%" / "headroom)   .084"): the
+                # line's split is in the label, and the value is on a line below.
+                joined = _joined(doc, lines, i, in_report)
+                if joined is not None:
+                    key, value, at = joined
         else:
             wrapped = _wrapped(lines, i, in_report)
             if wrapped is None:
@@ -33,6 +40,39 @@ def facts(doc: PublishedDocument, in_report: set[int]) -> None:
 
 # A label wrapped in a narrow column (a PDF's table cell) spans at most this many lines.
 _WRAPPED_LINES = 3
+
+
+def _joined(
+    doc: PublishedDocument, lines: list[DocLine], i: int, in_report: set[int]
+) -> tuple[str, str, int] | None:
+    """A fact whose label was split on line ``i`` and goes on below it, its value on a later line:
+    taken only when the joined label is a known fact and its value starts with a figure; a note
+    says the lines were joined."""
+    text = lines[i].text
+    for j in range(i + 1, min(i + _WRAPPED_LINES, len(lines))):
+        line = lines[j]
+        if j in in_report or line.heading or not line.text:
+            return None
+        text = f"{text} {line.text}"
+        # The value starts at a figure; the label may hold figures too ("include 20% headroom"),
+        # so each figure from the right is tried as the value's start until the label is known.
+        words = text.split(" ")
+        for cut in range(len(words) - 1, 0, -1):
+            value = " ".join(words[cut:])
+            if DocNumber.leading(value) is None:
+                continue
+            label = " ".join(words[:cut])
+            key = fuzzy_key(label, FACTS, cutoff=0.9)
+            if key is None:
+                continue
+            problem(
+                doc,
+                f"fact {label!r} read from lines {lines[i].no}-{line.no}: its label was wrapped",
+                f"line {lines[i].no}",
+                severity="note",
+            )
+            return key, value, line.no
+    return None
 
 
 def _wrapped(lines: list[DocLine], i: int, in_report: set[int]) -> tuple[str, str, int] | None:
