@@ -4,6 +4,7 @@ into shifted columns."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from esrp_report.app.api import audit_document
 from esrp_report.ingest.documents.cells import clean_line
 from esrp_report.ingest.documents.published import parse_lines, read_document
 from esrp_report.model import DocLine
-from esrp_report.model.findings import ERROR
+from esrp_report.model.findings import ERROR, Finding
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 
@@ -92,3 +93,23 @@ def test_a_fact_whose_label_was_wrapped_keeps_its_value_and_its_error(tmp_path: 
     assert "config.report_target" in original
     assert {f.check for f in result.findings if f.severity == "error"} == original
     assert any("its label was wrapped" in p.message for p in result.unread + read_document(wrapped).problems)
+
+
+def test_a_pipe_table_whose_rows_wrap_at_or_before_a_pipe_is_read_as_printed(tmp_path: Path) -> None:
+    """004's Table 23 re-wrapped at 72 columns: every row is cut in two lines that each look like
+    a row ("| IOPS planned | 39% [360 IOps] | 39% [360 IOps]" over "| 80% [720 IOps] | 100% ... |").
+    Joined to the header's width, its trend figures give the document's two real slips (39
+    printed, 40 expected), not ten false ones read a column off."""
+    original = audit_document(DATA / "equallogic-004.txt")
+    result = audit_document(_rewrapped(tmp_path, "equallogic-004.txt", 72))
+
+    def trend_errors(found: list[Finding]) -> list[str]:
+        # Line numbers differ between the copies: the words and figures must not.
+        return sorted(
+            re.sub(r"line \d+", "line N", f.message)
+            for f in found
+            if f.severity == ERROR and f.check == "trend.percentage"
+        )
+
+    assert len(trend_errors(original.findings)) == 2
+    assert trend_errors(result.findings) == trend_errors(original.findings)

@@ -61,7 +61,19 @@ def _join_pipe_rows(doc: PublishedDocument, lines: list[DocLine]) -> list[DocLin
     at = 0
     while at < len(out):
         text = out[at].raw.strip()
-        if not (text.startswith("|") and not text.endswith("|") and text.count("|") >= 2):
+        follows = out[at + 1].raw.strip() if at + 1 < len(out) else ""
+        # A row whose wrap fell just after a pipe looks closed; the line below then holds the
+        # rest of its cells, and shows it by starting with no pipe and ending with one.
+        closed_early = (
+            text.startswith("|")
+            and text.endswith("|")
+            and text.count("|") >= 2
+            and bool(follows)
+            and not follows.startswith("|")
+            and follows.endswith("|")
+        )
+        cut_open = text.startswith("|") and not text.endswith("|") and text.count("|") >= 2
+        if not (closed_early or cut_open):
             at += 1
             continue
         # The rest of the row: the next lines up to one that ends with the closing pipe, none of
@@ -85,6 +97,7 @@ def _join_pipe_rows(doc: PublishedDocument, lines: list[DocLine]) -> list[DocLin
             out[i] = DocLine(out[i].no, out[i].raw, page=out[i].page, text="", cells=None)
         joined += 1
         at = end + 1
+    joined, first = _join_to_header_width(out, joined, first)
     if joined:
         problem(
             doc,
@@ -94,6 +107,46 @@ def _join_pipe_rows(doc: PublishedDocument, lines: list[DocLine]) -> list[DocLin
             severity="note",
         )
     return out
+
+
+def _join_to_header_width(out: list[DocLine], joined: int, first: int) -> tuple[int, int]:
+    """Rows of a pipe table cut into two lines that each look like a row ("| a | 39%" over
+    "| 80% | 100% |"): joined when the two together make exactly the pipes of the table's first
+    row (its header), and neither does alone. A row of the header's width is never touched."""
+
+    def pipe_row(index: int) -> str:
+        line = out[index]
+        return line.raw.strip() if line.text else ""  # a line joined into the one above is blank
+
+    at = 0
+    while at < len(out):
+        if not pipe_row(at).startswith("|"):
+            at += 1
+            continue
+        width = pipe_row(at).count("|")
+        rows: list[int] = []
+        end = at + 1
+        while end < len(out) and (
+            pipe_row(end).startswith("|") or (not out[end].text and out[end].raw.strip())
+        ):
+            if out[end].text:
+                rows.append(end)
+            end += 1
+        k = 0
+        while k + 1 < len(rows):
+            top, below = pipe_row(rows[k]), pipe_row(rows[k + 1])
+            both = f"{top} {below[1:]}" if top.endswith("|") else f"{top} {below}"
+            if top.count("|") < width and below.count("|") < width and both.count("|") == width:
+                row, rest = out[rows[k]], out[rows[k + 1]]
+                first = first or row.no
+                out[rows[k]] = clean_line(DocLine(row.no, both, page=row.page))
+                out[rows[k + 1]] = DocLine(rest.no, rest.raw, page=rest.page, text="", cells=None)
+                joined += 1
+                k += 2
+                continue
+            k += 1
+        at = end
+    return joined, first
 
 
 def _figures_only(line: DocLine) -> bool:
