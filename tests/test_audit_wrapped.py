@@ -113,3 +113,19 @@ def test_a_pipe_table_whose_rows_wrap_at_or_before_a_pipe_is_read_as_printed(tmp
 
     assert len(trend_errors(original.findings)) == 2
     assert trend_errors(result.findings) == trend_errors(original.findings)
+
+
+def test_wrapped_formulas_are_joined_and_give_no_false_error(tmp_path: Path) -> None:
+    """004's sizing formulas re-wrapped mid-expression ("= 6900 \\*" / "955 MB = 6590 GB", a LaTeX
+    block closed a line below): joined, with a note. At 80 columns every error of the original is
+    found; at 72 and 100 columns none is added."""
+    original = audit_document(DATA / "equallogic-004.txt")
+    errors = sorted(f.check for f in original.findings if f.severity == ERROR)
+    for width in (72, 80, 100):
+        path = _rewrapped(tmp_path, "equallogic-004.txt", width)
+        result = audit_document(path)
+        found = sorted(f.check for f in result.findings if f.severity == ERROR)
+        assert not set(found) - set(errors), width
+        if width == 80:
+            assert found == errors
+            assert any("it was wrapped" in p.message for p in read_document(path).problems)

@@ -6,23 +6,55 @@ from __future__ import annotations
 import re
 
 from esrp_report.ingest.documents.cells import strip_markup
+from esrp_report.ingest.documents.problems import problem
 from esrp_report.model import Formula, PublishedDocument
+
+# A formula line ends here when it was wrapped: its last part is an operator or an open bracket.
+_CONTINUES = re.compile(r"(?:[*+\-/=(x]|\\\*)\s*$")
+_WRAPPED_LINES = 3  # a formula wrapped over more lines than this is not joined
 
 
 def formulas(doc: PublishedDocument, in_report: set[int]) -> None:
     """Lines outside the appendix's reports that are not table rows: "Name = expression = ... =
-    value unit"."""
-    for i, line in enumerate(doc.lines):
-        if i in in_report or line.cells or "=" not in line.text or len(line.text) > 400 or "://" in line.text:
+    value unit". A formula a copy wrapped mid-expression (its line ends with an operator, or its
+    brackets are open) is joined with the lines below it first, and a note says so."""
+    lines = doc.lines
+    taken: set[int] = set()
+    for i, line in enumerate(lines):
+        if i in taken or i in in_report or line.cells or "=" not in line.text or len(line.text) > 400:
             continue
-        text = _latex_to_text(line.raw)
+        if "://" in line.text:
+            continue
+        raw, last = line.raw, i
+        while _open(raw) and last - i < _WRAPPED_LINES:
+            below = last + 1
+            if below >= len(lines) or below in in_report or not lines[below].text or lines[below].heading:
+                break
+            raw, last = f"{raw.rstrip()} {lines[below].raw.strip()}", below
+        text = _latex_to_text(raw)
         parts = [p.strip() for p in text.split("=")]
         if len(parts) < 2 or not parts[0] or not re.search(r"\d", parts[-1]):
             continue
         name = parts[0].strip(" *$")
         if len(name) > 80 or not re.search(r"[A-Za-z]", name):
             continue
+        if last > i:
+            taken.update(range(i + 1, last + 1))
+            problem(
+                doc,
+                f"formula {name!r} read from lines {line.no}-{lines[last].no}: it was wrapped",
+                f"line {line.no}",
+                severity="note",
+            )
         doc.formulas.append(Formula(name, parts[1:], line.no))
+
+
+def _open(raw: str) -> bool:
+    """Does a formula's text go on below: an operator or an open bracket at its end, or a LaTeX
+    block ("$$ ... $$") not yet closed?"""
+    if raw.count("$$") % 2 == 1:
+        return True
+    return bool(_CONTINUES.search(raw.rstrip("$ "))) or raw.count("(") > raw.count(")")
 
 
 def _latex_to_text(raw: str) -> str:
