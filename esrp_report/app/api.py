@@ -320,11 +320,11 @@ def _build(
     from esrp_report.render.html import (
         APPENDIX_TITLE,
         chart_plan,
-        fill_charts,
         iter_print,
         render_html,
     )
     from esrp_report.render.pdf import PdfJoiner, render_part
+    from esrp_report.render.slots import fill_charts
 
     base = Path(manifest.path).resolve().parent
     tree = Tree(base, manifest.linked_files_allowed)

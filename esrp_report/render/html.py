@@ -44,7 +44,7 @@ from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
 from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
-from esrp_report.render.pdf import TOC_SLOT_PREFIX
+from esrp_report.render.slots import CHART_MARKER, TOC_SLOT_PREFIX, fill_charts
 
 
 def _templates() -> Path:
@@ -453,7 +453,6 @@ def view_charts(
     return runs
 
 
-CHART_MARKER = re.compile(r"<!--esrp-chart:([A-Za-z0-9_.-]+)-->")
 # What each solution chart shows, for its "Figure N" caption.
 CHART_CAPTIONS = {
     "achieved": "Achieved and target transactional IOPS per server",
@@ -544,21 +543,6 @@ def chart_slot(spec: charts.ChartSpec) -> Markup:
     if not CHART_MARKER.fullmatch(f"<!--esrp-chart:{spec.key}-->"):
         raise TemplateError(f"chart {spec.key!r}", "a chart key must be a plain name")
     return Markup(f"<!--esrp-chart:{spec.key}-->")
-
-
-def fill_charts(html: str, drawn: dict[str, str], *, for_pdf: bool) -> str:
-    """Replace each chart marker by its chart: inline SVG on screen, an SVG image in print, where
-    WeasyPrint draws it with its SVG renderer (inline, it would parse the SVG's style attributes as
-    HTML CSS and warn on each)."""
-
-    def chart(match: re.Match[str]) -> str:
-        svg = drawn[match.group(1)]
-        if for_pdf:
-            data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-            return f'<img class="chart" alt="chart" src="data:image/svg+xml;base64,{data}">'
-        return svg
-
-    return CHART_MARKER.sub(chart, html)
 
 
 def _column_sum(table: m.InstanceTable, key: str) -> float:

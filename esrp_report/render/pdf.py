@@ -28,12 +28,8 @@ from urllib.parse import unquote, urlsplit
 
 from esrp_report.ingest.safe_files import Tree, read_regular_file
 from esrp_report.model.errors import InputError
+from esrp_report.render.slots import TOC_SLOT_PREFIX, fill_charts
 
-# The id prefix of the table of contents' page-number slots, one per server: each server's
-# appendix is laid out as a separate piece, so the body cannot know the page it starts on. The
-# body leaves a slot of figure spaces after the entry's leader dots; the layout says where the
-# slot is (``TextSlot``) and the number is written there once the pieces are joined.
-TOC_SLOT_PREFIX = "toc-page-"
 _PX = 0.75  # one CSS px in PDF points
 
 
@@ -218,7 +214,6 @@ class PartResult:
 def render_part(job: PartJob) -> PartResult:
     """Draw a piece's charts, put them in place and lay the piece out (runs in a worker)."""
     from esrp_report.render.charts import draw  # noqa: PLC0415 - matplotlib loads in the worker
-    from esrp_report.render.html import fill_charts  # noqa: PLC0415
 
     drawn = {spec.key: draw(spec) for spec in job.charts}
     result = render_pdf(

@@ -27,7 +27,8 @@ from esrp_report.analysis.trends import (
 from esrp_report.model.numbers import fmt_number
 from esrp_report.model.trends import FIGURE, FIGURES, LATENCIES
 from esrp_report.render import charts
-from esrp_report.render.html import environment, fill_charts
+from esrp_report.render.html import environment
+from esrp_report.render.slots import fill_charts
 
 CHART_KEY = "chart-trend"
 SPLIT = ("transactional", "log", "differential")

@@ -31,6 +31,19 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
 }
 
 
+def holds(operator: str, value: float, limit: float) -> bool:
+    """Does ``value`` meet ``limit`` under ``operator``? The one comparison of a value with a limit: a rule
+    asks it with its own operator, the audit with the operator a document prints beside a target."""
+    return OPERATORS[operator](value, limit)
+
+
+def may_hold(operator: str, value: float, half_unit: float, limit: float) -> bool:
+    """Could a figure printed as ``value`` (to ``half_unit`` either way) meet ``limit`` under ``operator``?
+    It could when the end of its rounding interval nearest the limit's good side does."""
+    nearest = value - half_unit if operator in ("<", "<=") else value + half_unit
+    return holds(operator, nearest, limit)
+
+
 class Status(StrEnum):
     """A verdict, of one rule or rolled up to a run, server or solution."""
 
@@ -69,7 +82,11 @@ class Rule:
 
     def holds(self, value: float, limit: float) -> bool:
         """Does ``value`` meet this rule's limit? The one comparison every report of a verdict asks."""
-        return OPERATORS[self.operator](value, limit)
+        return holds(self.operator, value, limit)
+
+    def may_hold(self, value: float, half_unit: float, limit: float) -> bool:
+        """Could a figure printed as ``value`` (to ``half_unit`` either way) meet this rule's limit?"""
+        return may_hold(self.operator, value, half_unit, limit)
 
     def limit_text(
         self, kind: TestKind, generation: Generation = Generation.UNKNOWN, *, unit: str | None = None
@@ -604,7 +621,7 @@ def evaluate_run(ev: RunEvidence, rules: Iterable[Rule]) -> list[RuleResult]:
                 [
                     (v, origin)
                     for origin, v in ((measured.evidence, measured.value), *measured.others)
-                    if v is not None and not OPERATORS[rule.operator](v, limit)
+                    if v is not None and not rule.holds(v, limit)
                 ]
                 if limit is not None
                 else []

@@ -7,15 +7,17 @@ report too)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
+from esrp_report.analysis.rules import may_hold
 from esrp_report.audit.context import Column, Context, Term, heads, run_for
 from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import sum_of, summed_half, worst_half
 from esrp_report.audit.result import RecomputedRow
-from esrp_report.model import DocNumber, Run, TableKind, TestKind
+from esrp_report.model import DocNumber, Generation, Run, TableKind, TestKind
 from esrp_report.model.findings import ERROR, NOTE
 
 
@@ -229,17 +231,30 @@ def _convention(ctx: Context, run: Run, col: Column) -> str:
     return choice
 
 
-# A latency target printed in a row ("< 20 msec", "<10 msec**"), and the rule measure that is its
-# pass criterion where the row prints none (a per-server mean at or above an instance rule's
-# threshold means some instance is at or above it). Write latency is no pass criterion.
-_LATENCY_TARGET = re.compile(r"<\s*=?\s*(\d+(?:\.\d+)?)\s*(?:msec|ms)\b", re.IGNORECASE)
+# A latency target printed in a row ("< 20 msec", "<10 msec**", "<= 12.25 ms"), and the rule measure
+# that is its pass criterion where the row prints none (a per-server mean beyond an instance rule's
+# threshold means some instance is beyond it). Write latency is no pass criterion.
+_LATENCY_TARGET = re.compile(r"(<\s*=?)\s*(\d+(?:\.\d+)?)\s*(?:msec|ms)\b", re.IGNORECASE)
 _PASS_MEASURES = {"read_latency": "db_read_latency_avg", "log_latency": "log_write_latency_avg"}
+_RELATIONS = {"<": "below", "<=": "at most", ">": "above", ">=": "at least"}
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """What a row's figures are held to: the operator and limit (a rule's own, or as the row prints
+    them), where that is said, and the printed target cell (None for a latency)."""
+
+    operator: str
+    limit: float
+    said: str
+    target: DocNumber | None = None
 
 
 def against_targets(ctx: Context, test: TestKind) -> None:
     """server.target: each server's achieved IOPS at least the target its row prints; its database
-    read and log write latency below the target its row prints, else below the pass threshold
-    of the rules. An ESRP document publishes passing tests only: a figure beyond is a contradiction,
+    read and log write latency within the target its row prints (with the operator printed), else
+    within the pass threshold of the rules (asked of the rule: its operator, its generation's
+    limit). An ESRP document publishes passing tests only: a figure beyond is a contradiction,
     whether or not the server's appendix report is printed."""
     for table in ctx.doc.summary_tables:
         if table.kind != "server" or table.test is not test:
@@ -248,24 +263,18 @@ def against_targets(ctx: Context, test: TestKind) -> None:
             bound = _target(ctx, test, row)
             if bound is None:
                 continue
-            kind, limit, said, target = bound
             for column, value in zip(table.columns, row.values, strict=False):
                 if value is None:
                     continue
-                record = ctx.cover(None, None, [(value, 0.0), (target, 0.0)], "server.target")
-                holds = (
-                    value.value + value.half_unit >= limit
-                    if kind == "minimum"
-                    else value.value - value.half_unit < limit
-                )
-                if holds:
+                record = ctx.cover(None, None, [(value, 0.0), (bound.target, 0.0)], "server.target")
+                if may_hold(bound.operator, value.value, value.half_unit, bound.limit):
                     continue
                 record.excess, record.blamed = 1e-12, True
-                relation = "at least" if kind == "minimum" else "below"
+                relation = _RELATIONS[bound.operator]
                 finding = ctx.add(
                     ERROR,
                     "server.target",
-                    f"{column} {row.label} ({test.value}) is {value.text}, not {relation} {said}: the "
+                    f"{column} {row.label} ({test.value}) is {value.text}, not {relation} {bound.said}: the "
                     "document publishes passing tests only",
                     section="Test results summary",
                     table=f"Individual server metrics ({test.value})",
@@ -273,27 +282,29 @@ def against_targets(ctx: Context, test: TestKind) -> None:
                     column=column,
                     line=value.line if value.placed else row.line,
                     printed=value.text,
-                    expected=f"{relation} {limit:g}",
-                    derivation=f"{row.label} {relation} {said}",
+                    expected=f"{relation} {bound.limit:g}",
+                    derivation=f"{row.label} {relation} {bound.said}",
                 )
                 record.findings.append(finding)
 
 
-def _target(
-    ctx: Context, test: TestKind, row: m.SummaryRow
-) -> tuple[str, float, str, DocNumber | None] | None:
-    """(minimum or maximum, the limit, where it is said, its printed cell) of a row, or None."""
+def _target(ctx: Context, test: TestKind, row: m.SummaryRow) -> _Bound | None:
+    """What a row's figures are held to, or None."""
     if row.key in ("achieved", "transfers") and row.target is not None:
-        return "minimum", row.target.value, f"the target {row.target.text} its row prints", row.target
+        return _Bound(">=", row.target.value, f"the target {row.target.text} its row prints", row.target)
     if row.key not in _PASS_MEASURES:
         return None
     printed = _LATENCY_TARGET.findall(_target_text(ctx, row))
     if len(printed) == 1:
-        return "maximum", float(printed[0]), f"the target < {printed[0]} ms its row prints", None
+        operator, limit = re.sub(r"\s", "", printed[0][0]), printed[0][1]
+        return _Bound(operator, float(limit), f"the target {operator} {limit} ms its row prints")
+    generations = {run.generation for run in ctx.runs if run.kind is test}
+    generation = generations.pop() if len(generations) == 1 else Generation.UNKNOWN
     for rule in ctx.rules:
-        threshold = rule.thresholds.get(test.value)
-        if rule.measure == _PASS_MEASURES[row.key] and isinstance(threshold, int | float):
-            return "maximum", float(threshold), f"the pass threshold {threshold:g} ms (rule {rule.id})", None
+        threshold = rule.limit(test, generation)
+        if rule.measure == _PASS_MEASURES[row.key] and threshold is not None:
+            said = f"the pass threshold {rule.operator} {threshold:g} ms (rule {rule.id})"
+            return _Bound(rule.operator, threshold, said)
     return None
 
 
