@@ -17,10 +17,8 @@ independence" (``python tests/test_audit_extractors.py`` prints it)."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import tempfile
-import textwrap
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +32,7 @@ from esrp_report.analysis.rules import load_rules
 from esrp_report.audit import audit
 from esrp_report.cli.main import app
 from esrp_report.ingest.documents.published import parse_document
+from esrp_synth.copies import collapsed, rewrapped
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -72,19 +71,6 @@ def reading(data: bytes, source: str) -> Reading:
 
 
 # --- the text transforms ---------------------------------------------------------------------------
-
-
-def rewrapped(text: str, width: int) -> str:
-    """Text as a viewer's copy-paste wraps it: each line wrapped at ``width`` columns, no word broken."""
-    out: list[str] = []
-    for line in text.splitlines():
-        out.extend(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""])
-    return "\n".join(out) + "\n"
-
-
-def collapsed(text: str) -> str:
-    """Text whose column spacing an extractor collapsed: each run of whitespace one space."""
-    return "\n".join(re.sub(r"\s+", " ", line).strip() for line in text.splitlines()) + "\n"
 
 
 TEXT_EXTRACTIONS: dict[str, Callable[[str], str]] = {

@@ -8,7 +8,6 @@ result figures", with every finding still printed. Front matter alone is never c
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -16,6 +15,7 @@ from typer.testing import CliRunner
 from esrp_report.app.api import audit_document
 from esrp_report.audit.result import min_read_share
 from esrp_report.cli.main import app
+from esrp_synth.copies import rewrapped
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 runner = CliRunner()
@@ -23,10 +23,8 @@ runner = CliRunner()
 
 def _rewrapped(tmp_path: Path, name: str, width: int) -> Path:
     """The text as a PDF viewer's copy gives it: every line wrapped at ``width`` columns."""
-    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
-    out = [part for line in lines for part in (textwrap.wrap(line, width) or [""])]
     path = tmp_path / f"wrapped-{name}"
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    path.write_text(rewrapped((DATA / name).read_text(encoding="utf-8"), width), encoding="utf-8")
     return path
 
 

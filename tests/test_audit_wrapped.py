@@ -5,7 +5,6 @@ into shifted columns."""
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 from esrp_report.app.api import audit_document
@@ -13,15 +12,14 @@ from esrp_report.ingest.documents.cells import clean_line
 from esrp_report.ingest.documents.published import parse_lines, read_document
 from esrp_report.model import DocLine
 from esrp_report.model.findings import ERROR, Finding
+from esrp_synth.copies import rewrapped
 
 DATA = Path(__file__).resolve().parent / "data" / "published"
 
 
 def _rewrapped(tmp_path: Path, name: str, width: int) -> Path:
-    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
-    out = [part for line in lines for part in (textwrap.wrap(line, width) or [""])]
     path = tmp_path / f"wrapped{width}-{name}"
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    path.write_text(rewrapped((DATA / name).read_text(encoding="utf-8"), width), encoding="utf-8")
     return path
 
 
@@ -85,9 +83,8 @@ def test_a_fact_whose_label_was_wrapped_keeps_its_value_and_its_error(tmp_path: 
     line and the document's real error (its reports' target IOPS against mailboxes x IOPS) is
     still found, instead of a clean "checked"."""
     source = DATA / "dellemc-002.txt"
-    lines = source.read_text(encoding="utf-8").splitlines()
     wrapped = tmp_path / "002-72.txt"
-    wrapped.write_text("\n".join(p for line in lines for p in (textwrap.wrap(line, 72) or [""])) + "\n")
+    wrapped.write_text(rewrapped(source.read_text(encoding="utf-8"), 72), encoding="utf-8")
     original = {f.check for f in audit_document(source).findings if f.severity == "error"}
     result = audit_document(wrapped)
     assert "config.report_target" in original
