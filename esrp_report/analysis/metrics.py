@@ -12,12 +12,10 @@ cooked samples inside the collection window.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -26,6 +24,7 @@ import polars as pl
 from esrp_report import model as m
 from esrp_report.ingest.guards import ascii_int
 from esrp_report.model import CounterLog, HostCounter, InstanceRow, InstanceTable, Problem, Run, TableKind
+from esrp_report.model.data import package_toml
 
 try:  # the compiled binning (setup.py); without a C compiler the NumPy path gives the same bins
     from esrp_report import _exactsum  # type: ignore[attr-defined]
@@ -57,9 +56,7 @@ def _fold(text: str) -> str:
 @cache
 def counter_map() -> CounterMap:
     """The counter map read from the package's counters.toml, read once and cached."""
-    raw: dict[str, Any] = tomllib.loads(
-        resources.files("esrp_report.analysis").joinpath("counters.toml").read_text(encoding="utf-8")
-    )
+    raw = package_toml("esrp_report.analysis", "counters.toml")
     return CounterMap(
         instance_objects=frozenset(_fold(name) for name in raw["instance_object"]["names"]),
         instance_counters={_fold(k): v for k, v in raw["instance_counters"].items()},

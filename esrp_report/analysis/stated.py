@@ -11,15 +11,14 @@ printed with its reason in the document's notes.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from esrp_report.analysis.compare import relative_difference
 from esrp_report.model import Manifest, Run, TestKind
+from esrp_report.model.data import package_toml
 from esrp_report.model.server_facts import FactSpec, fact_rows, fact_specs
 
 GIB = 2**30
@@ -84,9 +83,7 @@ _READABLE = {
 
 @cache
 def _generations() -> list[dict[str, object]]:
-    raw = tomllib.loads(
-        resources.files("esrp_report.analysis").joinpath("generations.toml").read_text(encoding="utf-8")
-    )
+    raw = package_toml("esrp_report.analysis", "generations.toml")
     entries: list[dict[str, object]] = raw["jetstress"]
     return entries
 

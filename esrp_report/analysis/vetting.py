@@ -16,11 +16,9 @@ end) are data: ``rules/evidence.toml``.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import polars as pl
@@ -28,6 +26,7 @@ import polars as pl
 from esrp_report.analysis import compare
 from esrp_report.analysis.metrics import CounterMetrics, counter_map
 from esrp_report.model import CounterLog, Problem, Run, TableKind
+from esrp_report.model.data import package_toml
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,7 @@ class EvidenceLimits:
 @cache
 def limits() -> EvidenceLimits:
     """The limits of ``rules/evidence.toml``."""
-    text = resources.files("esrp_report.analysis.rules").joinpath("evidence.toml").read_text(encoding="utf-8")
-    raw = tomllib.loads(text)
+    raw = package_toml("esrp_report.analysis.rules", "evidence.toml")
     log, agree = raw["counter_log"], raw["agreement"]
     return EvidenceLimits(
         float(log["max_gap_intervals"]),

@@ -5,14 +5,13 @@ silently never applies."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from esrp_report.model import TableKind, TestKind
 from esrp_report.model import core as model_core
+from esrp_report.model.data import package_toml
 
 
 @dataclass(frozen=True)
@@ -35,8 +34,7 @@ def _columns() -> set[str]:
 @cache
 def settings() -> dict[str, Any]:
     """The file as read."""
-    text = resources.files("esrp_report.audit").joinpath("jetstress.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return package_toml("esrp_report.audit", "jetstress.toml")
 
 
 @cache

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from esrp_report import model as m
+from esrp_report.model.data import package_toml
 from esrp_report.model.findings import ERROR, Finding
 
 # A printed number's identity, for blame and coverage alike: its line, its cell, its text (a trend
@@ -104,8 +103,7 @@ class Coverage:
 @cache
 def coverage_settings() -> dict[str, Any]:
     """``coverage.toml``: how much of a document a verdict needs, and what counts as a result figure."""
-    text = resources.files("esrp_report.audit").joinpath("coverage.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return package_toml("esrp_report.audit", "coverage.toml")
 
 
 def min_read_share() -> float:

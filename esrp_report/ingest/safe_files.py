@@ -18,10 +18,12 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tomllib
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
 
 from esrp_report.model.errors import FileTooLargeError, InputError, NotARegularFileError, UnsafeInputError
 
@@ -230,3 +232,23 @@ def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path], *, optio
                 f"is an input of this command{also}: writing the output there would destroy it",
                 expected=f"an output that is not one of the inputs (name another with {option})",
             )
+
+
+def read_toml_file(
+    path: Path, *, what: str, error: type[InputError], tree: Tree | None = None, expected: str = "TOML"
+) -> dict[str, Any]:
+    """A user's TOML file (a manifest, a sizing spec, a published table), read as every such file is:
+    a regular file judged before it is opened (``tree``: the manifest's folder, when a manifest names
+    it), UTF-8 with or without its mark, and every way it can fail one ``error`` naming the file."""
+    try:
+        raw = read_regular_file(path, what=what, tree=tree)
+    except InputError as exc:
+        raise error(path, exc.detail, expected=exc.expected) from None
+    try:
+        return tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise error(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise error(path, f"not valid TOML: {exc}", expected=expected) from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise error(path, f"not valid TOML: {exc}", expected=expected) from exc

@@ -4,10 +4,10 @@ that state one of them."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from esrp_report.model.data import package_toml
 
 FACT_KINDS = ("os", "version", "text", "count", "gb")
 
@@ -24,9 +24,7 @@ class FactSpec:
 
 @cache
 def _data() -> tuple[dict[str, FactSpec], dict[str, str]]:
-    raw = tomllib.loads(
-        resources.files("esrp_report.model").joinpath("server_facts.toml").read_text(encoding="utf-8")
-    )
+    raw = package_toml("esrp_report.model", "server_facts.toml")
     facts = {key: FactSpec(key, v["label"], v["kind"], v["evidence"]) for key, v in raw["facts"].items()}
     rows = {item: key for item, key in raw["rows"].items() if key in facts}
     if any(f.kind not in FACT_KINDS for f in facts.values()) or len(rows) != len(raw["rows"]):

@@ -7,11 +7,10 @@ explains both.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
-from importlib import resources
 
+from esrp_report.model.data import package_toml
 from esrp_report.model.errors import EsrpError
 
 KB_PER_MB = 1000.0
@@ -71,8 +70,7 @@ class SizingData:
 @cache
 def sizing_data() -> SizingData:
     """The published constants and tables of the package's sizing.toml, read once and cached."""
-    text = resources.files("esrp_report.model").joinpath("sizing.toml").read_text(encoding="utf-8")
-    raw = tomllib.loads(text)
+    raw = package_toml("esrp_report.model", "sizing.toml")
     capacity, logs, memory = raw["capacity"], raw["logs"], raw["memory"]
     return SizingData(
         single_item_recovery_share=float(capacity["single_item_recovery_share"]),

@@ -9,10 +9,8 @@ in ``Cell``; rounding happens when a cell is rendered, with the convention's dec
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from esrp_report.analysis import aggregate as agg
@@ -21,6 +19,7 @@ from esrp_report.analysis.compare import Disagreement
 from esrp_report.analysis.rules import Rule, RuleResult, Status, find_rule
 from esrp_report.analysis.stated import Difference, differences
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
+from esrp_report.model.data import package_toml
 from esrp_report.model.errors import RulesError
 from esrp_report.model.numbers import fmt_number
 from esrp_report.model.server_facts import fact_specs
@@ -55,8 +54,7 @@ class Convention:
 def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Convention:
     """The named document convention from conventions.toml, with the manifest's overrides applied. Raises
     RulesError for an unknown convention or summary."""
-    text = resources.files("esrp_report.render").joinpath("conventions.toml").read_text(encoding="utf-8")
-    known = tomllib.loads(text)
+    known = package_toml("esrp_report.render", "conventions.toml")
     if name not in known:
         raise RulesError(f"unknown document convention {name!r}; known: {', '.join(sorted(known))}")
     data = dict(known[name]) | dict(overrides or {})
@@ -542,9 +540,7 @@ def _differences(
 
 @cache
 def _evidence_words() -> tuple[dict[str, str], str, list[tuple[re.Pattern[str], str]]]:
-    raw = tomllib.loads(
-        resources.files("esrp_report.render").joinpath("evidence_words.toml").read_text(encoding="utf-8")
-    )
+    raw = package_toml("esrp_report.render", "evidence_words.toml")
     notes = [(re.compile(n["pattern"]), n["words"]) for n in raw["notes"]]
     return raw["severity"], raw["fallback"], notes
 

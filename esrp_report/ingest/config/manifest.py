@@ -11,14 +11,13 @@ See docs/manifest.md for an annotated example.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
 from esrp_report.ingest.config.images import MAX_IMAGES_BYTES, ImageError, read_image
 from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
-from esrp_report.ingest.safe_files import Tree, is_plain_name, kind_problem, read_regular_file
+from esrp_report.ingest.safe_files import Tree, is_plain_name, kind_problem, read_regular_file, read_toml_file
 from esrp_report.model import (
     SECTION_KEYS,
     SECTION_SLOTS,
@@ -209,18 +208,7 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
 
     ``allow_linked_files``: the files the manifest names may be hard links or on another device
     (``build --allow-linked-files``; see ingest/safe_files.py)."""
-    try:
-        raw = read_regular_file(path, what="manifest")
-    except InputError as exc:
-        raise ManifestError(path, exc.detail, expected=exc.expected) from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise ManifestError(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
-    except ValueError as exc:  # an integer of more than 4,300 digits
-        raise ManifestError(path, f"not valid TOML: {exc}", expected="TOML") from exc
+    data = read_toml_file(path, what="manifest", error=ManifestError)
     r = _Reader(path, links_allowed=allow_linked_files)
     r.known(
         data,

@@ -9,13 +9,12 @@ range is an error naming the file, the key and what was expected.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest.safe_files import Tree, read_regular_file
+from esrp_report.ingest.safe_files import Tree, read_toml_file
 from esrp_report.model.errors import InputError
 from esrp_report.model.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 
@@ -30,16 +29,7 @@ class SizingSpecError(InputError):
 def load_sizing_spec(path: Path, *, base: SizingSpec | None = None, tree: Tree | None = None) -> SizingSpec:
     """A spec file: its keys at the top level; keys it leaves out keep ``base`` (default: the paper's).
     ``tree``: the manifest's folder, when a manifest names the file (its identity is judged)."""
-    try:
-        raw = read_regular_file(path, what="sizing spec", tree=tree)  # judged before opening: never a FIFO
-    except InputError as exc:
-        raise SizingSpecError(path, exc.detail, expected=exc.expected) from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise SizingSpecError(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise SizingSpecError(path, f"not valid TOML: {exc}", expected="TOML") from exc
+    data = read_toml_file(path, what="sizing spec", error=SizingSpecError, tree=tree)
     return spec_from_table(data, source=path, base=base)
 
 

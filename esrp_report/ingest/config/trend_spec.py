@@ -16,11 +16,10 @@ sample generator keeps its own there).
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest.guards import require_regular_file
+from esrp_report.ingest.safe_files import read_toml_file
 from esrp_report.model import DocNumber
 from esrp_report.model.errors import InputError
 from esrp_report.model.trends import FIGURE, LATENCIES, PublishedCell, PublishedTable
@@ -56,17 +55,9 @@ def parse_cell(text: str) -> PublishedCell | None:
 
 def load_trend_table(path: Path, key: str | None = None) -> PublishedTable:
     """The table ``key`` of the file (the only one when ``key`` is None)."""
-    require_regular_file(path)  # a FIFO would block the read forever
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TrendSpecError(path, f"cannot read the published table: {exc.strerror or exc}") from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise TrendSpecError(path, "not UTF-8 text", location=f"byte {exc.start}", expected="UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise TrendSpecError(path, f"not valid TOML: {exc}", expected="TOML (docs/compare.md)") from exc
+    data = read_toml_file(
+        path, what="published table", error=TrendSpecError, expected="TOML (docs/compare.md)"
+    )
     listed = data.get("tables")
     tables: dict[str, Any] = listed if isinstance(listed, dict) else {}
     if not tables:

@@ -6,16 +6,16 @@ by ``tzlocal``). What cannot be resolved says why; no zone is ever guessed (docs
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 from tzlocal.windows_tz import win_tz
+
+from esrp_report.model.data import package_toml
 
 if TYPE_CHECKING:  # header.py imports filetime.py, which imports this module
     from esrp_report.ingest.perfmon.blg.header import BlgHeader
@@ -53,7 +53,7 @@ class BlgZone:
 
 @cache
 def _tzres_ids() -> dict[int, _Names]:
-    table = tomllib.loads(resources.files(__package__).joinpath("tzres.toml").read_text("utf-8"))
+    table = package_toml(__package__ or "esrp_report.ingest.perfmon.blg", "tzres.toml")
     ids: dict[int, _Names] = {}
     for entry in table["zones"]:
         key = entry["key"]
