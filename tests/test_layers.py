@@ -129,8 +129,6 @@ KNOWN_LOOPS = {
     # header imports timezone and filetime, which import header back: one decoding of the .blg
     # header split across three modules.
     frozenset({"ingest.perfmon.blg.filetime", "ingest.perfmon.blg.header", "ingest.perfmon.blg.timezone"}),
-    # console.py takes output.py's PIPE_WIDTH; output.py makes console.py's PlainConsole (lazily).
-    frozenset({"cli.console", "cli.output"}),
 }
 
 

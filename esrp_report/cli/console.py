@@ -23,7 +23,7 @@ from rich.status import Status
 from rich.style import Style
 from rich.text import Text
 
-from esrp_report.cli.output import PIPE_WIDTH
+from esrp_report.cli.widths import PIPE_WIDTH
 
 # A part of a styled line: plain text, or (text, style). The text is never read as markup.
 Part = str | tuple[str, str]

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from esrp_report.cli.widths import PIPE_WIDTH
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
@@ -22,9 +23,6 @@ if TYPE_CHECKING:
     from esrp_report.cli.console import PlainConsole
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
-
-
-PIPE_WIDTH = 160  # columns of output that does not go to a terminal
 
 
 def console() -> PlainConsole:
