@@ -263,20 +263,20 @@ def _looser(operator: str, before: Threshold, after: Threshold | None, before_op
     return True  # the comparison turned round: nothing of Microsoft's limit is left
 
 
-def loosenings(rules: Iterable[Rule]) -> list[str]:
+def loosenings(rules: Iterable[Rule]) -> list[tuple[str, str]]:
     """Every way these rules are more lenient than Microsoft's (the built-in thresholds): a threshold
     raised (or lowered, for a minimum), an operator that now admits the limit itself, or a test type
-    or generation the rule no longer applies to. One line each."""
+    or generation the rule no longer applies to: (rule id, one line saying how) each."""
     built_in = _built_in()
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     by_id = {r.id: r for r in rules}
     for rule_id, base in built_in.items():
         rule = by_id.get(rule_id)
         if rule is None:
-            found.append(f"{rule_id}: removed")
+            found.append((rule_id, f"{rule_id}: removed"))
             continue
         if rule.measure != base.measure:
-            found.append(f"{rule_id}: measures {rule.measure} instead of {base.measure}")
+            found.append((rule_id, f"{rule_id}: measures {rule.measure} instead of {base.measure}"))
             continue
         for gen_name, table in [("", base.thresholds), *base.by_generation.items()]:
             for kind, limit in table.items():
@@ -288,8 +288,11 @@ def loosenings(rules: Iterable[Rule]) -> list[str]:
                     shown = f"{rule.operator} {_limit_text(now, rule.unit)}" if now is not None else ""
                     shown = shown or "no longer applies"
                     found.append(
-                        f"{rule_id} {where}: Microsoft's {base.operator} {_limit_text(limit, base.unit)} "
-                        f"made {shown}"
+                        (
+                            rule_id,
+                            f"{rule_id} {where}: Microsoft's {base.operator} {_limit_text(limit, base.unit)} "
+                            f"made {shown}",
+                        )
                     )
     return found
 
@@ -319,19 +322,14 @@ def load_rules(
     found = loosenings(rules.values())
     if found and not (loosen and loosen.strip()):
         raise RulesError(
-            f"{override}: loosens Microsoft's thresholds ({'; '.join(found)}); refused unless the reason "
-            'is given: `--loosen "why"`, or `loosen = "why"` under [rules] in the manifest'
+            f"{override}: loosens Microsoft's thresholds ({'; '.join(text for _id, text in found)}); refused "
+            'unless the reason is given: `--loosen "why"`, or `loosen = "why"` under [rules] in the manifest'
         )
-    if found:
-        why = " ".join((loosen or "").split())
-        for line in found:
-            rule_id = line.split(" ", 1)[0].rstrip(":")
-            if rule_id in rules:
-                before = rules[rule_id].loosened
-                rules[rule_id] = replace(rules[rule_id], loosened="; ".join(p for p in (before, line) if p))
-        loosened = [r for r in rules.values() if r.loosened]
-        for rule in loosened:
-            rules[rule.id] = replace(rule, loosened=f"{rule.loosened} (reason given: {why})")
+    why = " ".join((loosen or "").split())
+    for rule_id in dict.fromkeys(rule_id for rule_id, _text in found):
+        how = "; ".join(text for other, text in found if other == rule_id)
+        if rule_id in rules:
+            rules[rule_id] = replace(rules[rule_id], loosened=f"{how} (reason given: {why})")
     return list(rules.values())
 
 
