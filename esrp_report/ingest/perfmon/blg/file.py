@@ -191,35 +191,30 @@ class BlgFile:
                 found = parse_counterset(record.data)
                 layouts.countersets[found.name] = found
             except (_Malformed, struct.error) as exc:
-                self._container.problems.append(
-                    Problem(
-                        self.source,
-                        f"a counter set record (38) is unreadable ({exc}); the samples' values of that "
-                        "set cannot be named and are skipped as damage",
-                        location=_where(record),
-                    )
+                self._record_problem(
+                    record,
+                    f"a counter set record (38) is unreadable ({exc}); the samples' values of that "
+                    "set cannot be named and are skipped as damage",
                 )
         elif record.kind == KIND_PATHS:
             try:
                 self.entries[:] = parse_path_entries(record.data)
             except (_Malformed, struct.error) as exc:
-                self._container.problems.append(
-                    Problem(
-                        self.source,
-                        f"the counter list (record 32) is unreadable ({exc}); samples of the raw-counter "
-                        "layout cannot be named",
-                        location=_where(record),
-                    )
+                self._record_problem(
+                    record,
+                    f"the counter list (record 32) is unreadable ({exc}); samples of the raw-counter "
+                    "layout cannot be named",
                 )
         else:
-            self._container.problems.append(
-                Problem(
-                    self.source,
-                    f"record of unknown kind {record.kind} ({len(record.data)} bytes) skipped",
-                    location=_where(record),
-                    severity="note",
-                )
+            self._record_problem(
+                record, f"record of unknown kind {record.kind} ({len(record.data)} bytes) skipped", "note"
             )
+
+    def _record_problem(self, record: _Record, message: str, severity: str = "warning") -> None:
+        """A record that could not be used, named with its place in the file."""
+        self._container.problems.append(
+            Problem(self.source, message, location=_where(record), severity=severity)
+        )
 
     def _name_table(self, record: _Record) -> None:
         machine = _read_name_table(record.data, self.names)
