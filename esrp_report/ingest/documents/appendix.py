@@ -382,8 +382,7 @@ def report_items(
 
 
 # A backup report's one wide table is headed "Total I/O performance" in 000 and "Transactional I/O
-# Performance" in 001 (the same figures either way: a backup runs no transactions): without its
-# heading, the order's choice is said.
+# Performance" in 001 (each prints only the one): without its heading, the order's choice is said.
 _BACKUP_WIDE = (
     "a backup report's instance table with no heading: taken as the {kind} table by Jetstress's order, "
     "though some documents head this table Transactional and others Total"
