@@ -1,7 +1,9 @@
-"""The appendix's test reports: cut at their titles, each turned into the Jetstress HTML report
-reader's stream of texts and tables and read by it, so that each becomes a
-:class:`~esrp_report.model.Run`. A per-instance table whose heading is missing or wrapped beyond
-repair gets the standard Jetstress column order when its width matches."""
+"""The appendix's test reports: cut at their titles, else at their Test Summary headings, else
+where their own tables say a report starts (a Test Summary row, a statistics table); each turned
+into the Jetstress HTML report reader's stream of texts and tables and read by it, so that each
+becomes a :class:`~esrp_report.model.Run`. A per-instance table whose heading is missing or
+wrapped beyond repair gets the standard Jetstress column order when its width matches, and
+Jetstress's order of tables decides which table it is when no heading says."""
 
 from __future__ import annotations
 
