@@ -463,7 +463,8 @@ class _Reader:
             if found.checksum
             else None
         )
-        kind = title_kind or log_kind or table_kind
+        # Last, the test its own log names: a report printed without title or Performance Log row.
+        kind = title_kind or log_kind or table_kind or _kind_from_log(found.log_texts)
         if title_kind and log_kind and title_kind is not log_kind:
             self.problem(
                 f"the title says {title_kind.value} but the performance log "
@@ -478,7 +479,8 @@ class _Reader:
             self.source,
             "cannot tell which Jetstress test this report is about",
             location="report title",
-            expected="'<Test> Test Result Report', a statistics table or a performance log named <Test>_...",
+            expected="'<Test> Test Result Report', a statistics table or a performance log named <Test>_... "
+            "(in the Test Summary or the test log)",
         )
 
     def require_sections(self, run: Run, found: _Found) -> None:
@@ -804,6 +806,21 @@ def _shape(table: _Table) -> str:
     if header[0] == L.DISK_TABLE_FIRST_HEADER:
         return "disks"
     return "pairs"
+
+
+# A Jetstress file a test log names ("...\\Stress_2012_4_23_8_6_56.blg has 5754 samples.").
+_LOGGED_FILE = re.compile(r"([A-Za-z]+[ _]\d{4}(?:[ _]\d{1,2}){5})\.(?:blg|xml|html)\b")
+
+
+def _kind_from_log(texts: list[_Text]) -> TestKind | None:
+    """The test of the first Jetstress file the log names (a Stress run's log goes on to name
+    the checksum run after it: the first is the report's own)."""
+    for text in texts:
+        for match in _LOGGED_FILE.finditer(text.text):
+            kind = kind_from_name(match.group(1))
+            if kind is not None:
+                return kind
+    return None
 
 
 def _kind_from_titles(titles: list[str]) -> TestKind | None:
