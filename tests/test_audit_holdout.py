@@ -5,8 +5,8 @@ a complete ESRP-Storage solution document as a PDF-to-text tool gives it), each 
 with errors planted the way real documents carry them. KEY.toml lists per document its servers,
 its Jetstress reports, how many result figures it prints and each planted error's line and
 figure. The audit must read the documents (status "checked", nine tenths of the key's result
-figures taken into its results and appendix tables), find every planted error at its line or
-naming its figure, report no other error, and pass the clean copies.
+figures taken into its results and appendix tables, each appendix report read as one), find every
+planted error at its line or naming its figure, report no other error, and pass the clean copies.
 
 The audit tests are expected to fail until the readers learn these layouts; their marks come off
 once they pass. The tests of the data itself are not marked: the key must describe the files.
@@ -71,6 +71,9 @@ def _assert_read(doc: dict[str, Any], out: dict[str, Any]) -> None:
     assert out["status"] == "checked", (out["status"], out.get("message"), out["not_read"][:5])
     assert out["coverage"]["read_share"] >= READ_SHARE, out["coverage"]
     assert _read(doc, out) >= READ_SHARE, (_read(doc, out), doc["result_figures"])
+    # Each Jetstress report of the appendix read as one report: none lost, none run into the next.
+    reports = [t for t in out["coverage"].get("tables", []) if t["title"].startswith("appendix report")]
+    assert len(reports) == len(doc["reports"]), ([t["title"] for t in reports], doc["reports"])
 
 
 @HELD_OUT
