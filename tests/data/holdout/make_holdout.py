@@ -508,7 +508,10 @@ def write_report(
 
 def write_log(doc: Doc, rep: Report, env: Env, day: int, start: int, end: int) -> None:
     doc.para("Test Log")
-    at = lambda s: stamp(doc, day, s, env)  # noqa: E731 - a short local alias reads better here
+
+    def at(seconds: int) -> str:
+        return stamp(doc, day, seconds, env)
+
     lines = [f"{at(start)} -- Jetstress testing begins ...", f"{at(start)} -- Preparing for testing ..."]
     lines.append(f"{at(start + 3)} -- Attaching databases ...")
     lines.append(f"{at(start + 3)} -- Preparations for testing are complete.")
