@@ -90,6 +90,7 @@ def _relations(ctx: Context) -> None:
             servers.against_appendix(ctx, test, columns)
             servers.against_targets(ctx, test)
             aggregate.against_servers(ctx, test, columns)
+        servers.printed_targets(ctx, test)
     backup.summaries(ctx)
     config.facts(ctx)
     config.tested(ctx)

@@ -6,6 +6,7 @@ report too)."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from esrp_report.audit.findings import fmt, relative
 from esrp_report.audit.intervals import sum_of, summed_half, worst_half
 from esrp_report.audit.result import RecomputedRow
 from esrp_report.model import DocNumber, Generation, Run, TableKind, TestKind
-from esrp_report.model.findings import ERROR, NOTE
+from esrp_report.model.findings import ERROR, NOTE, WARNING
 
 
 def _rate_half(ctx: Context) -> float:
@@ -319,3 +320,42 @@ def _target_text(ctx: Context, row: m.SummaryRow) -> str:
     if 0 < first.column < len(cells) and cells[first.column] == first.text:
         return f"{row.label} {cells[first.column - 1]}"
     return row.label
+
+
+def printed_targets(ctx: Context, test: TestKind) -> None:
+    """server.target_text: a latency target a summary row prints ("< 20 msec" beside log write
+    latency) is the pass threshold the rules hold that measure to, for the document's Jetstress
+    generation. A document that prints another limit states a criterion ESRP does not apply, and
+    its figures are then held to the printed one by ``against_targets``: both are said. Rows whose
+    measure no rule judges (write latency, "< 20 msec**" as general advice) are left alone."""
+    generations = {run.generation for run in ctx.runs if run.kind is test}
+    generation = generations.pop() if len(generations) == 1 else Generation.UNKNOWN
+    for table in ctx.doc.summary_tables:
+        if table.kind not in ("server", "aggregate") or table.test is not test:
+            continue
+        for row in table.rows:
+            measure = _PASS_MEASURES.get(row.key)
+            printed = _LATENCY_TARGET.findall(_target_text(ctx, row)) if measure else []
+            if len(printed) != 1:
+                continue
+            operator, limit = re.sub(r"\s", "", printed[0][0]), float(printed[0][1])
+            rule = next((r for r in ctx.rules if r.measure == measure and r.limit(test, generation)), None)
+            threshold = rule.limit(test, generation) if rule is not None else None
+            if rule is None or threshold is None:
+                continue
+            ctx.result.checked += 1
+            name = "Individual server" if table.kind == "server" else "Aggregate"
+            if math.isclose(limit, threshold) and operator == rule.operator:
+                continue
+            ctx.add(
+                ERROR if not math.isclose(limit, threshold) else WARNING,
+                "server.target_text",
+                f"{row.label} ({test.value}): the target printed is {operator} {limit:g} ms, but the pass "
+                f"threshold is {rule.operator} {threshold:g} ms (rule {rule.id})",
+                section="Test results summary",
+                table=f"{name} metrics ({test.value})",
+                row=row.label,
+                line=row.line,
+                printed=f"{operator} {limit:g} msec",
+                expected=f"{rule.operator} {threshold:g} msec",
+            )

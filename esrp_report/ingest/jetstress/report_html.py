@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import lxml.html
 from lxml import etree
 
 from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress import times
 from esrp_report.ingest.jetstress.names import kind_from_name
 from esrp_report.ingest.jetstress.test_log import parse_test_log
 from esrp_report.ingest.text import decode_bytes
@@ -51,7 +51,6 @@ _SKIPPED_TAGS = frozenset({"script", "style", "head", "noscript", "template", "t
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _DURATION = re.compile(r"^(?:(?P<d>\d+)\.)?(?P<h>\d+):(?P<m>\d{1,2}):(?P<s>\d{1,2}(?:\.\d+)?)$")
-_TIME_FORMAT = "%m/%d/%Y %I:%M:%S %p"
 _SNIFF_MARKUP = ("<html", "<body", "<table", "<fieldset", "<!doctype html")
 _SNIFF_WORDS = ("jetstress", "test result report", "==> instances", "==&gt; instances")
 _INSTANCE_KINDS = {kind.value: kind for kind in TableKind}
@@ -298,13 +297,6 @@ def _number(text: str) -> float | None:
     return None
 
 
-def _timestamp(text: str) -> datetime | None:
-    try:
-        return datetime.strptime(" ".join(text.split()).upper(), _TIME_FORMAT)
-    except ValueError:
-        return None
-
-
 def _duration_seconds(text: str) -> float | None:
     """'08:35:15' (hours may pass 24, a day prefix 'd.' is allowed) or plain seconds."""
     match = _DURATION.match(text.strip())
@@ -346,6 +338,9 @@ class _Reader:
         # row, field).
         self.cells = cells
         self.unmodelled: list[int] = []  # lines of the tables read past (per-disk, errors)
+        # The Test Summary's times as printed, read once the whole report has decided the order of
+        # day and month (times.day_first_of): attribute -> (text, where).
+        self.stamps: dict[str, tuple[str, str]] = {}
 
     def keep(
         self,
@@ -448,9 +443,28 @@ class _Reader:
             run.machine = _machine_from_titles(titles)
             if not run.machine:
                 self.problem("the report does not name its server", "Test Summary", severity="note")
+        self.summary_times(run, found.log_texts)
         self.test_log(run, found.log_texts)
         run.problems.extend(self.problems)
         return run
+
+    def summary_times(self, run: Run, log_texts: list[_Text]) -> None:
+        """The Test Summary's times, in the order of day and month its own stamps and its log's
+        decide (a British "04/09/2012" is September when any stamp of the report says so)."""
+        printed = [text for text, _where in self.stamps.values()]
+        printed += [m.group("stamp") for t in log_texts if (m := times.LOG_ENTRY.match(t.text)) is not None]
+        day_first = times.day_first_of(printed)
+        if times.contradicts(printed):
+            self.problem(
+                "the report's dates disagree on the order of day and month; slashed dates are read "
+                "month first",
+                "Test Summary",
+            )
+        for attr, (text, where) in self.stamps.items():
+            stamp = times.parse_stamp(text, day_first)
+            if stamp is None:
+                self.problem(f"not a time: {text!r}; expected {times.EXPECTED}", where, lost=1)
+            setattr(run, attr, stamp)
 
     def kind(self, run: Run, title_kind: TestKind | None, found: _Found) -> TestKind:
         log_kind = kind_from_name(run.performance_log) if run.performance_log else None
@@ -561,10 +575,9 @@ class _Reader:
         if attr is None:
             return
         if attr in L.SUMMARY_TIMES:
-            stamp = _timestamp(value)
-            if stamp is None and not _is_empty(value):
-                self.problem(f"not a time 'M/D/YYYY h:mm:ss AM': {value!r}", where, lost=1)
-            setattr(run, attr, stamp)
+            if not _is_empty(value):
+                self.stamps[attr] = (value, where)
+            setattr(run, attr, None)
         elif attr == "machine":
             run.machine = value
         else:
