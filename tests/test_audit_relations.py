@@ -152,3 +152,29 @@ def test_a_sentence_in_other_units_or_per_server_is_not_misread(tmp_path: Path) 
         ("mailbox_size", 203),
     ]
     assert _new_findings(path) == []
+
+
+def _vmax_added(tmp_path: Path, old: str, new: str) -> list[tuple[str, str, int | None]]:
+    return _added(tmp_path, "vmax-000.txt", old, new)
+
+
+def test_an_achieved_sum_inside_the_worst_case_rounding_is_a_warning_that_still_places_a_slip(
+    tmp_path: Path,
+) -> None:
+    # Server 1: reads 877.436 + writes 546.977 = 1,424.413, each a sum of 20 rounded figures
+    # (usual drift ±0.0103, worst case ±0.0200). 1,424.428 is 0.015 off: improbable, not proven,
+    # so the server's own relation only warns; the aggregate (a plain sum of ten printed figures)
+    # proves the slip, and the warning places it at Server 1's cell, not the aggregate's line.
+    new = _vmax_added(tmp_path, "1400\t1424.414", "1400\t1424.428")
+    assert ("warning", "server.achieved_sum", 408) in new
+    assert ("error", "aggregate.servers", 408) in new
+    assert not [f for f in new if f[0] == "error" and f[1] == "server.achieved_sum"]
+    # 0.040 off is beyond the worst case: an error, worded by its size.
+    new = _vmax_added(tmp_path, "1400\t1424.414", "1400\t1424.454")
+    assert ("error", "server.achieved_sum", 408) in new
+
+
+def test_an_error_says_how_far_beyond_the_rounding_it_is() -> None:
+    result = audit_document(DATA / "vmax-000.txt")
+    backup = next(f for f in result.findings if f.check == "backup.per_server")
+    assert "differs by 0.60, 5.7x the 0.105 the printed rounding allows" in backup.message
