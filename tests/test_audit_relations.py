@@ -142,10 +142,11 @@ def test_a_sentence_whose_figure_disagrees_with_its_table_fact_is_an_error_at_it
 
 
 def test_a_sentence_in_other_units_or_per_server_is_not_misread(tmp_path: Path) -> None:
-    # 2000 MB is the table's 2 GB (decimal units, as 001 prints its quota); "10,000 users per
-    # server" is a building block's load, not the design's 100,000 users: not held to it.
+    # 2,000 MB is the table's 2 GB (decimal units), read whole, not as its last "000" (our NetApp
+    # build prints its quota so); "10,000 users per server" is a building block's load, not the
+    # design's 100,000 users: not held to it.
     path = _with_sentence(
-        tmp_path, "Each server, with 10,000 users per server, gives each a 2000 MB mailbox."
+        tmp_path, "Each server, with 10,000 users per server, gives each a 2,000 MB mailbox."
     )
     assert [(p.fact, p.line) for p in read_document(path).prose_facts] == [
         ("mailbox_size", 116),
