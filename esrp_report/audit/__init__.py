@@ -15,7 +15,7 @@ This module only runs the relation groups in order; where each part lives:
 - ``context.py``: what every group is handed (``Context``: the document, the rules, the result
   being filled, each server's column, the appendix's runs);
 - ``relations/``: the relations by kind of table: ``servers``, ``aggregate``, ``backup``,
-  ``config``, ``appendix``, ``trends``, ``formulas``;
+  ``config``, ``appendix``, ``trends``, ``sizing``, ``formulas``;
 - ``status.py``: what the verdict rests on (structures recognised, results read).
 """
 
@@ -28,7 +28,17 @@ from esrp_report.audit.context import Context, build_context
 from esrp_report.audit.coverage import coverage, guards
 from esrp_report.audit.findings import merged, ordered
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, summed_half
-from esrp_report.audit.relations import aggregate, appendix, backup, config, formulas, prose, servers, trends
+from esrp_report.audit.relations import (
+    aggregate,
+    appendix,
+    backup,
+    config,
+    formulas,
+    prose,
+    servers,
+    sizing,
+    trends,
+)
 from esrp_report.audit.result import AuditResult, RecomputedRow
 from esrp_report.audit.status import recognised, results_read
 from esrp_report.model import PublishedDocument, TestKind
@@ -95,12 +105,14 @@ def _relations(ctx: Context) -> None:
     config.facts(ctx)
     config.tested(ctx)
     prose.users_across_servers(ctx)
+    prose.restated(ctx)
     for report in ctx.doc.reports:
         if report.run is not None:
             for relations in _REPORT_RELATIONS:
                 relations(ctx, report.run, report)
     trends.percentages(ctx)
     trends.series(ctx)
+    sizing.products(ctx)
     formulas.worked_formulas(ctx)
     if not (ctx.columns[TestKind.PERFORMANCE] or ctx.doc.trend_tables or ctx.doc.formulas or ctx.runs):
         ctx.add(NOTE, "read", "nothing checkable was found in this document")

@@ -13,7 +13,7 @@ from functools import cached_property
 
 from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule
-from esrp_report.audit.findings import fmt, relative
+from esrp_report.audit.findings import fmt, relative, weighed
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT
 from esrp_report.audit.result import AuditResult, CellKey, cell_key
 from esrp_report.model import DocLine, DocNumber, PublishedDocument, PublishedReport, Run, TestKind
@@ -178,6 +178,14 @@ class Context:
                 f"{what}: printed {printed.text}, which disagrees with figures of which "
                 f"{named} already disagree(s) with their own relations: no expected value is "
                 "worked from them"
+            )
+        else:
+            # The size decides how a reader takes it: a slip of a digit is many times what the
+            # printed rounding allows, a near miss a fraction more.
+            miss = abs(printed.value - expected.mid)
+            allowed = (expected.hi - expected.lo) / 2 + printed.half_unit
+            message += "; " + weighed(
+                miss, allowed, "", why="the printed rounding allows", decimals=max(printed.decimals, 0)
             )
         if worst is not None and mine.meets(worst):
             severity = WARNING

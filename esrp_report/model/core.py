@@ -851,6 +851,41 @@ class ProseUsers:
 
 
 @dataclass(frozen=True)
+class ProseFact:
+    """A sentence's figure that restates a fact of the tables (``fact``: its key), e.g. "100,000
+    users" of "supporting 100,000 users"; ``unit`` as printed ("GB"), empty for a count."""
+
+    fact: str
+    figure: DocNumber
+    unit: str
+    line: int
+    sentence: str
+
+
+@dataclass(frozen=True)
+class StatedProduct:
+    """A figure a sizing table states as a product of others printed beside it (``kind``): IOPS
+    planned = users x IOPS per user, a cache = users x cache per user, raw capacity = drives x
+    drive size, a RAID capacity = data drives x drive size.
+
+    ``counts``: the exact factors (users, drives: counts; a drive's size: a nominal size, not a
+    rounded measure). ``rate``: the factor the results of one ``group`` share, printed once and
+    rounded (0.18 IOPS per mailbox), or None when it is not printed (a RAID set's data drives:
+    ``whole``, a whole number). ``scale`` converts the factors' units to the result's (6 MB x
+    5,000 users is 30 GB: 0.001)."""
+
+    kind: str  # "iops_per_user", "cache_per_user", "raw_capacity", "raid_capacity"
+    what: str  # as a finding names it
+    table: str
+    result: DocNumber
+    counts: tuple[DocNumber, ...]
+    rate: DocNumber | None = None
+    scale: float = 1.0
+    group: str = ""
+    whole: bool = False
+
+
+@dataclass(frozen=True)
 class SeriesUsers:
     """The user counts a table gives one test series ("#1: 5,000 / 7,500 / 10,000 users")."""
 
@@ -891,6 +926,8 @@ class PublishedDocument:
     formulas: list[Formula] = field(default_factory=list)
     series: list[SeriesUsers] = field(default_factory=list)
     prose_users: list[ProseUsers] = field(default_factory=list)
+    products: list[StatedProduct] = field(default_factory=list)
+    prose_facts: list[ProseFact] = field(default_factory=list)
     unread_summary_rows: int = 0  # summary rows whose columns could not be told apart
     reports: list[PublishedReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

@@ -3,12 +3,14 @@ backup and soft-recovery reports; a backup report's own rates and checksum stati
 
 from __future__ import annotations
 
+import re
+
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
 from esrp_report.audit import jetstress
 from esrp_report.audit.context import Context, Term, run_for
-from esrp_report.audit.findings import relative
+from esrp_report.audit.findings import relative, weighed
 from esrp_report.audit.intervals import sum_of
 from esrp_report.model import DocNumber, Run, SummaryTable, TestKind
 from esrp_report.model.findings import ERROR, WARNING
@@ -143,8 +145,8 @@ def backup_rows(ctx: Context, run: Run, report: m.PublishedReport) -> None:
 
 
 def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
-    """appendix.checksum_sum, appendix.checksum_time: the (Sum) row adds up and lasts as long as
-    the longest database."""
+    """appendix.checksum_sum, appendix.checksum_time, appendix.checksum_log: the (Sum) row adds
+    up, lasts as long as the longest database, and as long as the test log says the pass took."""
     rows = [r for r in run.checksum if not r.is_sum]
     sums = [r for r in run.checksum if r.is_sum]
     if not rows or not sums:
@@ -172,32 +174,116 @@ def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             line=report.first_line,
             terms=[report.cells.get(("checksum", r.database, attribute)) for r in rows],
         )
-    longest = max((r.seconds_taken or 0.0) for r in rows)
-    if total.seconds_taken is not None and longest > total.seconds_taken + 1:
-        ctx.result.checked += 1
+    if total.seconds_taken is None:
+        return
+    seconds = report.cells.get(("checksum", total.database, "seconds_taken"))
+    line = seconds.line if seconds is not None and seconds.placed else report.first_line
+    longest_row = max(rows, key=lambda r: r.seconds_taken or 0.0)
+    longest = longest_row.seconds_taken or 0.0
+    # A shortfall of a few seconds is two clocks read apart; one no clock explains is proof.
+    allowed = max(jetstress.number("checksum", "tolerance"), jetstress.number("checksum", "share") * longest)
+    longest_cell = ctx.cell(run, "checksum", longest_row.database, "seconds_taken")
+    # A bound on one side only: no coefficient, so blame never takes either figure for the slip.
+    record = ctx.cover(None, None, [(seconds, 0.0), (longest_cell, 0.0)], "appendix.checksum_time")
+    confirmed = _checksum_log(
+        ctx, run, report, printed=total.seconds_taken, cell=seconds, line=line, allowed=allowed
+    )
+    if longest > total.seconds_taken + 1:
         short = longest - total.seconds_taken
-        # A shortfall of a few seconds is two clocks read apart; one no clock explains is proof.
-        allowed = max(
-            jetstress.number("checksum", "tolerance"), jetstress.number("checksum", "share") * longest
-        )
         severity = ERROR if short > allowed else WARNING
-        why = (
-            f"{short:,.0f} s short: more than clocks read apart explain (up to {allowed:,.0f} s)"
-            if severity == ERROR
-            else f"{short:,.0f} s short: within what clocks read apart explain (up to {allowed:,.0f} s)"
-        )
-        ctx.add(
+        size = weighed(short, allowed, "s", figure=total.seconds_taken, why="clocks read apart explain")
+        finding = ctx.add(
             severity,
             "appendix.checksum_time",
             f"{run.machine} checksum: the (Sum) row took {total.seconds_taken:,.0f} s, "
             "but one database alone "
-            f"took {longest:,.0f} s (the databases are checked in parallel); {why}",
+            f"took {longest:,.0f} s (the databases are checked in parallel): {size}",
             section=f"Appendix: {report.title}",
             table="Checksum statistics",
             row="(Sum)",
-            line=report.first_line,
+            line=line,
             printed=f"{total.seconds_taken:.0f}",
             expected=f"at least {longest:.0f}",
             derivation="the whole run lasts at least as long as its longest database",
             relative_difference=relative(total.seconds_taken, longest),
         )
+        if confirmed and longest_cell is not None and longest_cell.placed and severity == ERROR:
+            # The test log times the whole pass as the (Sum) row does: the slip is the database's.
+            finding.line = longest_cell.line
+            finding.row = longest_row.database
+            finding.printed = longest_cell.text
+            finding.expected = f"at most {total.seconds_taken:.0f}"
+            finding.message += (
+                f"; the test log times the pass as the (Sum) row does, so the slip is most likely "
+                f"the printed {longest_cell.text} at line {longest_cell.line}"
+            )
+        record.findings.append(finding)
+        record.blamed = True  # one figure against the longest of its rows: named here, not by blame
+        record.excess = short
+
+
+def _checksum_log(
+    ctx: Context,
+    run: Run,
+    report: m.PublishedReport,
+    *,
+    printed: float,
+    cell: DocNumber | None,
+    line: int,
+    allowed: float,
+) -> bool | None:
+    """appendix.checksum_log: the (Sum) row's seconds against the span the test log gives the
+    checksum pass (``jetstress.toml`` [checksum]). Whether the log confirms the printed
+    seconds; None when the log does not time the pass."""
+    log = run.test_log
+    if log is None:
+        return None
+    start_pattern = re.compile(jetstress.text("checksum", "start"), re.IGNORECASE)
+    end_pattern = re.compile(jetstress.text("checksum", "end"), re.IGNORECASE)
+    start = next((e for e in log.entries if start_pattern.search(e.message)), None)
+    if start is None:
+        return None
+    end = next(
+        (e for e in log.entries if e.line > start.line and end_pattern.search(e.message)),
+        None,
+    )
+    if end is None:
+        return None
+    span = (end.timestamp - start.timestamp).total_seconds()
+    rounding = jetstress.number("checksum", "rounding")
+    record = ctx.cover(cell, Iv(span - rounding, span + rounding))
+    difference = abs(printed - span)
+    if difference <= rounding:
+        record.excess = 0.0
+        return True
+    # Beyond the rounding of whole seconds, but a clock read apart may still explain a little.
+    severity = ERROR if difference > allowed else WARNING
+    size = weighed(
+        difference,
+        allowed if severity == ERROR else rounding,
+        "s",
+        figure=printed if severity == ERROR else None,
+        why="clocks read apart explain" if severity == ERROR else "the whole seconds printed allow",
+    )
+    if severity == WARNING:
+        size += f", but within the {allowed:,.0f} s two clocks read apart may explain: not proven"
+    finding = ctx.add(
+        severity,
+        "appendix.checksum_log",
+        f"{run.machine} checksum: the (Sum) row took {printed:,.0f} s, but the test log's checksum pass "
+        f"ran {span:,.0f} s (line {start.line} to line {end.line}): {size}",
+        section=f"Appendix: {report.title}",
+        table="Checksum statistics",
+        row="(Sum)",
+        line=line,
+        lines=(start.line, end.line),
+        printed=f"{printed:.0f}",
+        expected=f"{span:.0f}",
+        derivation="the checksum pass's span in the test log",
+        relative_difference=relative(printed, span),
+    )
+    record.findings.append(finding)
+    record.blamed = True  # the (Sum) row is named: the log's two times are read, not typed
+    if severity == ERROR:
+        record.excess = max(record.excess, 1e-12)
+    return False

@@ -770,6 +770,9 @@ class _Reader:
             mb = seconds = None
             if length is not None:
                 mb, seconds = self.number(length.group("mb"), where), self.number(length.group("sec"), where)
+                # One cell holds both figures; each is kept at it, so a relation names its line.
+                if self.cells is not None:
+                    self.keep_length(table, cells[""], length)
             elif not _is_empty(length_text):
                 self.problem(f"not '<n> MB/<n> sec': {length_text!r}; cell left empty", where, lost=1)
             run.checksum.append(
@@ -784,6 +787,18 @@ class _Reader:
                     is_sum=cells[""].casefold() in L.SUM_ROW_LABELS,
                 )
             )
+
+    def keep_length(self, table: _Table, database: str, length: re.Match[str]) -> None:
+        """Keep the two figures of a checksum row's "<n> MB/<n> sec" cell, at that cell."""
+        header = [L.CHECKSUM_COLUMNS.get(L.normalize_header(text)) for text in table.rows[0]]
+        if "length" not in header:
+            return
+        column = header.index("length")
+        row = next((i for i, cells in enumerate(table.rows) if i and cells[0].strip() == database), None)
+        if row is None:
+            return
+        for group, field_name in (("mb", "file_length_mb"), ("sec", "seconds_taken")):
+            self.keep(("checksum", database, field_name), length.group(group), table, row, column)
 
     # -- test log
 
