@@ -5,7 +5,6 @@ catalog (35). Each sample record's own clock gives the log's UTC offset."""
 from __future__ import annotations
 
 import struct
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from esrp_report.ingest.perfmon.blg import decoding
 from esrp_report.ingest.perfmon.blg.columns import BlgColumn, Selector, _Columns
 from esrp_report.ingest.perfmon.blg.container import (
     KIND_CATALOG,
@@ -26,24 +26,17 @@ from esrp_report.ingest.perfmon.blg.container import (
 )
 from esrp_report.ingest.perfmon.blg.countersets import KIND_COUNTERSET, parse_counterset
 from esrp_report.ingest.perfmon.blg.decoding import ENGINES, BlgBatch, _Decoder, native_engine_built
-from esrp_report.ingest.perfmon.blg.filetime import _LAST_FILETIME
+from esrp_report.ingest.perfmon.blg.filetime import _LAST_FILETIME, local_offsets
 from esrp_report.ingest.perfmon.blg.layouts import _Malformed
 from esrp_report.ingest.perfmon.blg.perflib import _read_name_table
 from esrp_report.ingest.perfmon.blg.raw_counters import PathEntry, parse_path_entries
 from esrp_report.ingest.perfmon.blg.samples import _Layouts
-from esrp_report.ingest.perfmon.blg.timezone import BlgZone, local_offsets, resolve_zone
+from esrp_report.ingest.perfmon.blg.timezone import BlgZone, resolve_zone
 from esrp_report.ingest.perfmon.blg.window import _Window
 from esrp_report.model import Problem
 from esrp_report.model.errors import CounterLogError
 
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
-_PACKAGE = __name__.rpartition(".")[0]  # esrp_report.ingest.perfmon.blg
-
-
-def _package_engine() -> str:
-    """The package's ``ENGINE``, read when a file is opened: setting ``blg.ENGINE`` chooses the
-    engine of the files opened after (tests and the fuzzer do)."""
-    return str(sys.modules[_PACKAGE].ENGINE)
 
 
 @dataclass
@@ -61,11 +54,12 @@ class BlgFile:
     """An open .blg: its header, and its samples as a stream of batches.
 
     ``engine``: "native" (the compiled gather-and-cook pass), "numpy", or "auto" (native when
-    built); None = the package's ``ENGINE``. Both give the same values, NaN for the same cells.
+    built); None = ``decoding.ENGINE``, read when the file is opened. Both give the same values,
+    NaN for the same cells.
     """
 
     def __init__(self, path: str | Path, *, engine: str | None = None) -> None:
-        chosen = _package_engine() if engine is None else engine
+        chosen = decoding.ENGINE if engine is None else engine
         if chosen not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, not {chosen!r}")
         if chosen == "native" and not native_engine_built():
