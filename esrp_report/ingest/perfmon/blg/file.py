@@ -83,6 +83,9 @@ class BlgFile:
         self.machine_names: list[str] = []
         self.catalog: Catalog | None = None
         self.problems: list[Problem] = []
+        # What _utc_offset found about the log's clock, kept apart so that it leads the problems
+        # a walk ends with (the container's and decoder's lists are rebuilt on every walk).
+        self._offset_problems: list[Problem] = []
         self.columns: list[BlgColumn] = []
         self.samples_read = 0
         self.samples_lost = 0
@@ -118,6 +121,7 @@ class BlgFile:
         ``window`` (see :func:`window_averages`) keeps the raw values at each column's window ends.
         """
         self.problems = []
+        self._offset_problems = []
         registry = _Columns(Selector(counters))
         self.columns = registry.list
         self.names = {}
@@ -162,9 +166,8 @@ class BlgFile:
         self.samples_unsupported = decoder.samples_unsupported
         self.unknown_headers = sorted(container.unknown_headers)
         self.error_samples = decoder.error_samples
-        offset_problems = [p for p in self.problems if "UTC offset" in p.message]
         self.problems = (
-            offset_problems
+            self._offset_problems
             + container.problems
             + layouts.problems
             + decoder.problems
@@ -236,7 +239,7 @@ class BlgFile:
             if zone is not None and at_first == derived:
                 self.zone = zone
             elif zone is not None:
-                self._note(
+                self._offset_note(
                     f"the UTC offset of the samples' own clock ({derived:+d} min) disagrees with the "
                     f"header's zone {found.windows} ({found.iana}: {at_first:+d} min at the first sample); "
                     "the clock's offset is used for every sample",
@@ -245,7 +248,7 @@ class BlgFile:
                 )
             elif self.header.daylight_bias:
                 # Only a zone with a daylight rule loses anything by staying unresolved.
-                self._note(
+                self._offset_note(
                     f"the header's time zone is unresolved ({found.why}); the UTC offset comes from the "
                     f"samples' own clock ({derived:+d} min, fixed: daylight saving not applied)",
                     where,
@@ -256,14 +259,14 @@ class BlgFile:
             self.zone = zone
             return at_first
         if not self.header.standard_name and not self.header.bias_minutes and not self.header.daylight_bias:
-            self._note(
+            self._offset_note(
                 "neither the samples' clocks nor the time-zone header state a UTC offset: time stamps "
                 "are the collector's local times (time_basis local)",
                 where,
                 "note",
             )
             return None
-        self._note(
+        self._offset_note(
             f"the first sample's clocks do not give its UTC offset and the header's time zone is "
             f"unresolved ({found.why}); the time-zone header's bias ({self.header.bias_minutes} min) "
             "is used as a fixed offset, daylight saving not applied",
@@ -272,8 +275,8 @@ class BlgFile:
         )
         return -self.header.bias_minutes
 
-    def _note(self, message: str, where: str, severity: str) -> None:
-        self.problems.append(Problem(self.source, message, location=where, severity=severity))
+    def _offset_note(self, message: str, where: str, severity: str) -> None:
+        self._offset_problems.append(Problem(self.source, message, location=where, severity=severity))
 
     def _catalog_check(self, layouts_seen: set[str]) -> list[Problem]:
         if self.catalog is None:
