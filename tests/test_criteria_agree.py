@@ -15,6 +15,7 @@ import pytest
 
 from esrp_report.analysis.rules import Rule, RuleResult, Status, find_rule, load_rules
 from esrp_report.app import api
+from esrp_report.model import TestKind
 from esrp_report.render.document import Document, Row
 from esrp_report.render.html import view_charts
 from tests.conftest import SAMPLES
@@ -179,3 +180,30 @@ def test_verdict_document_charts_and_audit_agree_on_a_lenient_many_digit_rule(tm
     found = api.audit_document(html, rules_file=rules_file).findings
     flagged = {f.column for f in found if f.check == "server.target" and f.row == label}
     assert flagged == {column for column, failed in marked.items() if failed}
+
+
+def test_the_document_marks_each_server_against_its_own_jetstress_generation_s_limit(tmp_path: Path) -> None:
+    """A rule whose limit differs by Jetstress generation: the document's cells and limit text
+    take the limit of the generation the verdict judged, not the test type's default (before, the
+    document asked ``rule.limit(kind)`` with no generation and marked nothing)."""
+    plain = api.build(_netapp(tmp_path, None), tmp_path / "plain", formats=("html",)).document
+    generations = {
+        rv.run.generation for view in plain.servers for rv in view.runs if rv.run.kind is TestKind.PERFORMANCE
+    }
+    assert len(generations) == 1
+    generation = generations.pop().value
+    assert generation != "unknown"
+    # Microsoft's 20 ms for any other generation (every mean of the samples passes it); 0.5 ms,
+    # which every mean fails, for the generation the samples ran.
+    rules = (
+        '[[rule]]\nid = "db-read-latency-avg"\n'
+        f'[rule.generation."{generation}".threshold]\nPerformance = 0.5\nStress = 0.5\n'
+    )
+    doc = api.build(_netapp(tmp_path, rules), tmp_path / "strict", formats=("html",)).document
+    results = [r for r in doc_results(tmp_path) if r.rule_id == "db-read-latency-avg" and r.value is not None]
+    assert results and all(r.status is Status.FAIL and r.threshold == 0.5 for r in results)
+    label = doc.convention.labels["read_latency"]
+    row = _read_latency_row(doc, label)
+    assert row.target == "< 0.5 msec"
+    assert row.cells and all(cell.status is Status.FAIL for cell in row.cells)
+    assert all(cell.status is None for cell in _read_latency_row(plain, label).cells)
