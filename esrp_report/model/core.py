@@ -65,6 +65,18 @@ class TableKind(StrEnum):
     TOTAL = "total"
 
 
+# The titles Jetstress prints over its per-instance tables: one home for the reader that names a
+# table by them, the appendix and the synthetic report writer that print them, the audit that cites them.
+TABLE_TITLES: dict[TableKind, str] = {
+    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
+    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
+    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
+    TableKind.TOTAL: "Total I/O Performance",
+}
+# The title of the host counters' table (no TableKind: its rows are counters, not instances).
+HOST_TABLE_TITLE = "Host System Performance"
+
+
 # Canonical per-instance metric keys. Latencies are milliseconds, sizes bytes, rates per second.
 DB_READ_LATENCY = "db_reads_avg_latency_ms"
 DB_WRITE_LATENCY = "db_writes_avg_latency_ms"
