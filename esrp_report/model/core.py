@@ -547,17 +547,6 @@ class Solution:
 
 # --- The solution manifest: what the vendor states about a tested design (issue "Documents") ---
 
-SECTION_KEYS = (
-    "overview",
-    "disclaimer",
-    "features",
-    "solution_description",
-    "customer_profile",
-    "best_practices",
-    "backup_strategy",
-    "conclusion",
-    "contact",
-)
 PLACEHOLDER = "TODO(vendor)"  # marks text `esrp-report init` leaves for the vendor to write
 
 
@@ -633,25 +622,6 @@ class Branding:
     primary_colour: str = "#1f4e79"
     accent_colour: str = "#c00000"
     page_size: str = "A4"  # "A4" | "Letter"
-
-
-# Where a vendor's own section may be placed (``after``) besides after another vendor section:
-# the slot of each fixed part of the document, in document order. "contents" is just after the
-# table of contents; the nine Markdown keys keep their slot whether or not they are filled.
-SECTION_SLOTS = (
-    "contents",
-    "overview",
-    "disclaimer",
-    "features",
-    "solution_description",
-    "customer_profile",
-    "tested_deployment",
-    "best_practices",
-    "backup_strategy",
-    "results",
-    "conclusion",
-    "contact",
-)
 
 
 @dataclass(frozen=True)

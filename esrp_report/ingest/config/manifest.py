@@ -19,8 +19,6 @@ from esrp_report.ingest.config.images import MAX_IMAGES_BYTES, ImageError, read_
 from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
 from esrp_report.ingest.safe_files import Tree, is_plain_name, kind_problem, read_regular_file, read_toml_file
 from esrp_report.model import (
-    SECTION_KEYS,
-    SECTION_SLOTS,
     Branding,
     DocumentInfo,
     KeyValueTable,
@@ -31,6 +29,7 @@ from esrp_report.model import (
     VendorSection,
 )
 from esrp_report.model.errors import FileTooLargeError, InputError
+from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_KEYS, SECTION_SLOTS
 from esrp_report.model.server_facts import fact_rows, fact_specs
 from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
 
@@ -436,7 +435,8 @@ def _read_vendor_content(
     sections: list[VendorSection] = []
     pending: list[tuple[str, dict[str, Any], str]] = []  # (where, figure table, section id)
     ids: set[str] = set()
-    previous = "customer_profile"  # the first vendor section goes before "Tested deployment"
+    # The first vendor section goes before "Tested deployment": after the part ahead of it.
+    previous = DOCUMENT_PARTS[DOCUMENT_PARTS.index(PARTS_BY_KEY["tested_deployment"]) - 1].key
     for i, item in enumerate(raw_sections, start=1):
         where = f"[[section]] #{i}"
         r.known(item, where, {"id", "title", "body", "file", "after", "figures"})
