@@ -20,6 +20,7 @@ PACKAGE = ROOT / "esrp_report"
 # Lower ranks are imported by higher ones, never the reverse; equal ranks may import each other.
 LAYER_RANKS = {
     "model": 0,  # plain typed data, errors, the documents' rounding
+    "files": 0,  # opening and writing the files a user names, safely: every layer above does
     "ingest": 1,  # readers: files in, model out
     "analysis": 2,  # pure functions over the model
     "audit": 3,

@@ -685,7 +685,7 @@ class Manifest:
     # for every server (the default).
     appendix_servers: list[str] | None = None
     # ``build --allow-linked-files``: the manifest's files may be hard links or on another device
-    # (ingest/safe_files.py). Never read from the manifest itself: its author is the one judged.
+    # (files/safe.py). Never read from the manifest itself: its author is the one judged.
     linked_files_allowed: bool = False
 
 

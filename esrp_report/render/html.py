@@ -29,8 +29,7 @@ from esrp_report import __version__
 from esrp_report import model as m
 from esrp_report.analysis import metrics
 from esrp_report.analysis.rules import Status, find_rule
-from esrp_report.ingest.config.images import ImageError, read_image
-from esrp_report.ingest.safe_files import (
+from esrp_report.files.safe import (
     Tree,
     is_plain_name,
     kind_problem,
@@ -38,6 +37,7 @@ from esrp_report.ingest.safe_files import (
     read_regular_file,
     relative_parts,
 )
+from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.model.numbers import fmt_number
 from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_SLOTS
@@ -222,7 +222,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 def environment(override: Path | None, name: str, tree: Tree | None = None) -> BoundedSandbox:
     """A sandboxed Jinja2 environment for the named template folder (the override folder searched first), with
     the project's filters. ``tree`` is the manifest's folder, whose templates are judged by what
-    they are (safe_files.identity_problem). Raises TemplateError for a name that is no plain folder
+    they are (files.safe.identity_problem). Raises TemplateError for a name that is no plain folder
     name, a missing template folder or an override that is no folder."""
     # A plain name, or ``TEMPLATES / "/"`` would be the root folder and every file on the machine
     # a template.

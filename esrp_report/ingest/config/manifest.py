@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
+from esrp_report.files.safe import Tree, is_plain_name, kind_problem, read_regular_file, read_toml_file
 from esrp_report.ingest.config.images import MAX_IMAGES_BYTES, ImageError, read_image
 from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
-from esrp_report.ingest.safe_files import Tree, is_plain_name, kind_problem, read_regular_file, read_toml_file
 from esrp_report.model import (
     Branding,
     DocumentInfo,
@@ -206,7 +206,7 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
     that is not UTF-8 TOML or a key that is missing, unknown or of the wrong type.
 
     ``allow_linked_files``: the files the manifest names may be hard links or on another device
-    (``build --allow-linked-files``; see ingest/safe_files.py)."""
+    (``build --allow-linked-files``; see files/safe.py)."""
     data = read_toml_file(path, what="manifest", error=ManifestError)
     r = _Reader(path, links_allowed=allow_linked_files)
     r.known(
