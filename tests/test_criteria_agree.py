@@ -9,6 +9,7 @@ Before: a value equal to a "<=" limit passed the verdict while the document mark
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,20 @@ def test_the_document_marks_each_server_against_its_own_jetstress_generation_s_l
     assert row.target == "< 0.5 msec"
     assert row.cells and all(cell.status is Status.FAIL for cell in row.cells)
     assert all(cell.status is None for cell in _read_latency_row(plain, label).cells)
+
+
+def test_a_table_of_servers_under_different_generation_limits_names_each_limit() -> None:
+    """Columns of two Jetstress generations whose limits differ: the limit text names both,
+    rather than printing one limit that half of the columns were not judged by."""
+    from esrp_report.model import Generation
+    from esrp_report.render.document import _limit_text
+
+    built_in = find_rule(load_rules(None), "db-read-latency-avg")
+    assert built_in is not None
+    rule = replace(built_in, by_generation={"2007": {"Performance": 12.5}})
+    old, new = Generation.JETSTRESS_2007, Generation.JETSTRESS_2013
+    assert rule.limit(TestKind.PERFORMANCE, old) != rule.limit(TestKind.PERFORMANCE, new)
+    assert _limit_text(rule, TestKind.PERFORMANCE, [new, new]) == "< 20 msec"
+    assert _limit_text(rule, TestKind.PERFORMANCE, [new, old, new]) == (
+        "< 20 msec (Jetstress 2013); < 12.5 msec (Jetstress 2007)"
+    )
