@@ -65,6 +65,18 @@ class TableKind(StrEnum):
     TOTAL = "total"
 
 
+# The titles Jetstress prints over its per-instance tables: one home for the reader that names a
+# table by them, the appendix and the synthetic report writer that print them, the audit that cites them.
+TABLE_TITLES: dict[TableKind, str] = {
+    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
+    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
+    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
+    TableKind.TOTAL: "Total I/O Performance",
+}
+# The title of the host counters' table (no TableKind: its rows are counters, not instances).
+HOST_TABLE_TITLE = "Host System Performance"
+
+
 # Canonical per-instance metric keys. Latencies are milliseconds, sizes bytes, rates per second.
 DB_READ_LATENCY = "db_reads_avg_latency_ms"
 DB_WRITE_LATENCY = "db_writes_avg_latency_ms"
@@ -535,17 +547,6 @@ class Solution:
 
 # --- The solution manifest: what the vendor states about a tested design (issue "Documents") ---
 
-SECTION_KEYS = (
-    "overview",
-    "disclaimer",
-    "features",
-    "solution_description",
-    "customer_profile",
-    "best_practices",
-    "backup_strategy",
-    "conclusion",
-    "contact",
-)
 PLACEHOLDER = "TODO(vendor)"  # marks text `esrp-report init` leaves for the vendor to write
 
 
@@ -623,25 +624,6 @@ class Branding:
     page_size: str = "A4"  # "A4" | "Letter"
 
 
-# Where a vendor's own section may be placed (``after``) besides after another vendor section:
-# the slot of each fixed part of the document, in document order. "contents" is just after the
-# table of contents; the nine Markdown keys keep their slot whether or not they are filled.
-SECTION_SLOTS = (
-    "contents",
-    "overview",
-    "disclaimer",
-    "features",
-    "solution_description",
-    "customer_profile",
-    "tested_deployment",
-    "best_practices",
-    "backup_strategy",
-    "results",
-    "conclusion",
-    "contact",
-)
-
-
 @dataclass(frozen=True)
 class VendorFigure:
     """An image the vendor puts in the document (an architecture diagram, a photo), read and
@@ -703,7 +685,7 @@ class Manifest:
     # for every server (the default).
     appendix_servers: list[str] | None = None
     # ``build --allow-linked-files``: the manifest's files may be hard links or on another device
-    # (ingest/safe_files.py). Never read from the manifest itself: its author is the one judged.
+    # (files/safe.py). Never read from the manifest itself: its author is the one judged.
     linked_files_allowed: bool = False
 
 

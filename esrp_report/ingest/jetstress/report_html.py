@@ -25,6 +25,8 @@ from esrp_report.ingest.jetstress.names import kind_from_name
 from esrp_report.ingest.jetstress.test_log import parse_test_log
 from esrp_report.ingest.text import decode_bytes
 from esrp_report.model import (
+    HOST_TABLE_TITLE,
+    TABLE_TITLES,
     BackupRow,
     ChecksumRow,
     DatabaseConfig,
@@ -640,7 +642,7 @@ class _Reader:
         run.tables = {kind: run.tables[kind] for kind in TableKind if kind in run.tables}
 
     def instance_table(self, table: _Table, kind: TableKind) -> InstanceTable:
-        name = L.TABLE_NAMES[kind]
+        name = TABLE_TITLES[kind]
         header = table.rows[0]
         keys: list[str | None] = []
         unknown: list[str] = []
@@ -695,7 +697,7 @@ class _Reader:
     # -- host, backup, soft recovery and checksum tables
 
     def host(self, table: _Table, run: Run) -> None:
-        name = table.title or "Host System Performance"
+        name = table.title or HOST_TABLE_TITLE
         for row_number, row in enumerate(table.rows[1:], start=2):
             where = f"table '{name}', row {row_number} ({row[0]!r})"
             self.check_width(row, table.rows[0][:4], where)
