@@ -300,8 +300,13 @@ def _value_header(line: DocLine, header_cols: list[str]) -> bool:
     name over an empty column ("Database I/O |" [001]) where no table's header holds (within one,
     it is the table's section row: "Transaction log I/O" [000])?"""
     cells = line.cells
-    if cells is None and not header_cols and len(line.text) < 40:
-        return normalize(line.text) in _SECTIONS  # its empty column dropped with the trailing tab
+    if cells is None and len(line.text) < 40:
+        # Its empty column dropped with the trailing tab, or its spacing collapsed to one space
+        # ("Database I/O Value").
+        section, _space, value = line.text.rpartition(" ")
+        if value.casefold() in VALUE_HEADERS and normalize(section) in _SECTIONS:
+            return True
+        return not header_cols and normalize(line.text) in _SECTIONS
     if cells is None or not 1 <= len(cells) <= 2:
         return False
     second = cells[1].strip().casefold() if len(cells) == 2 else ""
