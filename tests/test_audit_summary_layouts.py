@@ -244,9 +244,9 @@ if __name__ == "__main__":
 def test_an_aggregate_table_is_found_by_its_words(heading: str, header: str) -> None:
     """An aggregate table under a heading saying so, or with a "Total" column, is all servers'
     (never a server called "Total", nor an unnamed server)."""
-    table = (
-        f"{heading}\n\n{header}\nDatabase Disks Transfers/sec\t1707.417\nLog Disks Writes/sec\t115.831\n\n"
-    )
+    log = header.replace("Database I/O", "Transaction Log I/O")
+    rows = f"{header}\nDatabase Disks Transfers/sec\t1707.417\n{log}\nLog Disks Writes/sec\t115.831\n"
+    table = f"{heading}\n\n{rows}\n"
     section = "\n4.3 Database backup and recovery performance\n\n"  # the section, not its contents line
     text = seed_text("dellemc-002").replace(section, "\n" + table + section[1:], 1)
     doc = parsed(text, "002.txt")
@@ -265,3 +265,15 @@ def test_collapsed_spacing_keeps_the_vertical_tables() -> None:
     after = reading("dellemc-002", collapsed(seed_text("dellemc-002")))
     assert after.tables == seed_reading("dellemc-002").tables
     assert after.errors == seed_reading("dellemc-002").errors
+
+
+def test_one_machine_in_the_reports_of_a_document_of_ten_servers_is_not_its_one_server() -> None:
+    """000's appendix holds the reports of one server (EMAIL5) of the ten its tables name: a
+    vertical table naming no server there is an unnamed server's, not EMAIL5's."""
+    table = "Database I/O\tValue\nDatabase Disks Transfers/sec\t1424.414\nLog Disks Writes/sec\t487.754\n\n"
+    text = seed_text("vmax-000").replace(
+        "## Database backup/recovery performance", table + "## Database backup/recovery performance", 1
+    )
+    doc = parsed(text, "000.txt")
+    last = [t for t in doc.summary_tables if t.kind == "server"][-1]
+    assert last.columns[0].startswith("unnamed server at line ")

@@ -78,6 +78,10 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
                 header_cols, vertical, near = [own], "", own
             elif near:
                 header_cols, vertical = [near], ""
+            elif header_cols == ["all servers"] and (
+                current is None or not normalize(first).startswith(_FIRST_COLUMN)
+            ):
+                vertical = ""  # under a line saying "across all servers": the aggregate's blocks
             elif not header_cols or vertical == "" or normalize(first).startswith(_FIRST_COLUMN):
                 # A table of its own (a first block, or "Database I/O" again): its column is the one
                 # server of the document, or an unnamed server of this table.
@@ -109,6 +113,7 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
             header_target = (header_target or target) if i - header_line <= 2 else target
             header_line = i
             current, vertical = None, ""
+            near = None  # a name before a table with its own header is that table's, not the next's
             label_parts.clear()
             continue
         cells = line.cells
@@ -187,9 +192,10 @@ class _Servers:
     its appendix reports print ("Machine Name | JS16"), and how many servers its configuration
     says were tested."""
 
-    def __init__(self, machines: list[str], count: int | None) -> None:
+    def __init__(self, machines: list[str], count: int | None, numbered: int = 0) -> None:
         self.machines = machines
         self.count = count
+        self.numbered = numbered  # how many "Server N" the text outside the reports names
         self._machine = (
             re.compile(
                 r"(?<![\w-])(" + "|".join(re.escape(n) for n in machines) + r")(?![\w-])", re.IGNORECASE
@@ -202,7 +208,10 @@ class _Servers:
     def of(cls, lines: Sequence[DocLine], in_report: set[int]) -> _Servers:
         machines: list[str] = []
         count: int | None = None
+        numbered: set[str] = set()
         for i, line in enumerate(lines):
+            if i not in in_report and "Server" in line.text:
+                numbered.update(_NUMBERED_SERVER.findall(line.text))
             cells = line.cells
             if not cells or len(cells) < 2:
                 continue
@@ -213,7 +222,7 @@ class _Servers:
                     machines.append(name)
             elif FACTS.get(label) in _SERVER_COUNTS and (figure := number(cells[1])) is not None:
                 count = int(figure.value)
-        return cls(machines, count)
+        return cls(machines, count, len(numbered))
 
     def named(self, text: str) -> str:
         """The one server a line names ("Results for mailbox server JS16", "Server 1", "Host
@@ -224,8 +233,9 @@ class _Servers:
             found.update(by_case[f.group(1).casefold()] for f in self._machine.finditer(text))
         for token in SERVER_TOKEN.finditer(text):
             if token.group(1):
-                # "Windows Server 2016" is a product, not a server: servers are numbered from 1.
-                if int(token.group(2)) < _PRODUCT_YEAR:
+                # "Windows Server 2016" is a product, not a server: servers are numbered from 1;
+                # "mailboxes per server 1,750" is a figure.
+                if int(token.group(2)) < _PRODUCT_YEAR and not _FIGURE_GOES_ON.match(text, token.end()):
                     found.add(f"Server {token.group(2)}")
             elif any(c.isdigit() for c in token.group(3)):
                 # "Host 3650-4", named as the tables' headers name it; "Host OS" names no server.
@@ -233,19 +243,21 @@ class _Servers:
                     next((n for n in self.machines if n.casefold() == token.group(3).casefold()), "")
                 )
                 found.add(f"Host {token.group(3)}")
-        if not found and (word := _SERVER_WORD.search(text)):
+        if not found and not self.machines and (word := _SERVER_WORD.search(text)):
             found.add(word.group(1))
         return found.pop() if len(found) == 1 else ""
 
     def unnamed(self, line: int) -> tuple[list[str], str]:
         """The column of a vertical table no line names, and the note that says whose it is taken as."""
-        if len(self.machines) == 1 and self.count in (None, 1):
+        # One machine in the reports is one server only if nothing says there are more: 000's
+        # appendix holds one server's reports of ten.
+        if len(self.machines) == 1 and self.count in (None, 1) and self.numbered <= 1:
             name = self.machines[0]
             return [name], (
                 f"the per-server table names no server; the document has one, {name} (its appendix "
                 "reports' machine name), so the table is taken as that server's"
             )
-        if not self.machines and self.count == 1:
+        if not self.machines and self.count == 1 and self.numbered <= 1:
             return ["Server 1"], (
                 "the per-server table names no server; the configuration states one server tested, "
                 "so the table is taken as that server's (Server 1)"
@@ -253,17 +265,23 @@ class _Servers:
         column = f"{UNNAMED_SERVER} at line {line}"
         return [column], (
             f"the per-server table names no server and the document has "
-            f"{self.count or len(self.machines) or 'an unknown number of'} server(s): it is read as "
+            f"{max(self.count or 0, len(self.machines), self.numbered) or 'an unknown number of'} "
+            f"server(s): it is read as "
             f"'{column}', checked by the relations that need no server and matched to no appendix report"
         )
 
 
+# A server's number in a heading or header, "Server 4" (capitalised, as a name; never "per server
+# 1,750" or "Windows Server 2016").
+_NUMBERED_SERVER = re.compile(r"\bServer\s+(\d{1,3})\b(?![.,]\d)")
+_FIGURE_GOES_ON = re.compile(r"[.,]\d")
 # The configuration facts that count the servers tested (facts.toml).
 _SERVER_COUNTS = frozenset({"servers_tested"})
 # "Server 2016": a product's year, not a server's number.
 _PRODUCT_YEAR = 1990
 # A server named by a word of letters and digits after "server" ("mailbox server EXCH-01"), when
-# the document's reports print no machine names to match it against.
+# the document's reports print no machine names to match it against (where they do, such a word
+# that is none of them is more likely a model: "each server R740xd").
 _SERVER_WORD = re.compile(r"\bserver\s+([A-Za-z][\w-]*\d[\w-]*)\b", re.IGNORECASE)
 
 
