@@ -277,3 +277,12 @@ def test_one_machine_in_the_reports_of_a_document_of_ten_servers_is_not_its_one_
     doc = parsed(text, "000.txt")
     last = [t for t in doc.summary_tables if t.kind == "server"][-1]
     assert last.columns[0].startswith("unnamed server at line ")
+
+
+def test_a_host_line_just_before_a_value_table_names_it() -> None:
+    """001's per-server table with a "Value" column under its "Host 3650-4" line is that host's."""
+    text = seed_text("netapp-001").replace("Database I/O\t\n", "Database I/O\tValue\n", 1)
+    assert text != seed_text("netapp-001")
+    doc = parsed(text, "001.txt")
+    assert [t.columns for t in doc.summary_tables if t.kind == "server"] == [["Host 3650-4"]]
+    assert not [p for p in doc.problems if "names no server" in p.message]  # named, not inferred

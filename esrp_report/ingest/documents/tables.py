@@ -78,11 +78,13 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
                 header_cols, vertical, near = [own], "", own
             elif near:
                 header_cols, vertical = [near], ""
-            elif header_cols == ["all servers"] and (
+            elif len(header_cols) == 1 and (
                 current is None or not normalize(first).startswith(_FIRST_COLUMN)
             ):
-                vertical = ""  # under a line saying "across all servers": the aggregate's blocks
-            elif not header_cols or vertical == "" or normalize(first).startswith(_FIRST_COLUMN):
+                # The one column a line just before named ("Host 3650-4", "across all servers"),
+                # or the table's next block ("Transaction Log I/O | Value"): the same column.
+                pass
+            else:
                 # A table of its own (a first block, or "Database I/O" again): its column is the one
                 # server of the document, or an unnamed server of this table.
                 header_cols, vertical = servers.unnamed(line.no)
