@@ -370,7 +370,9 @@ def test_a_slip_in_an_esrp_4_vertical_table_is_an_error(tmp_path: Path, old: str
     assert {f.column for f in errors} <= {"Server 2", "Server 3"}
 
 
-def test_a_caption_naming_several_servers_makes_no_vertical_table(tmp_path: Path) -> None:
+def test_a_caption_naming_several_servers_gives_its_table_to_no_server(tmp_path: Path) -> None:
+    """Which of the two servers the table is cannot be known: it is read as an unnamed server's
+    (checked by the relations that need no server), never as Server 1's or Server 2's."""
     text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
     path = tmp_path / "two.txt"
     path.write_text(
@@ -378,7 +380,12 @@ def test_a_caption_naming_several_servers_makes_no_vertical_table(tmp_path: Path
         encoding="utf-8",
     )
     tables = [t for t in read_document(path).summary_tables if t.kind == "server"]
-    assert [t.columns for t in tables] == [["Server 2"], ["Server 3"], ["Server 4"]]
+    assert [t.columns for t in tables] == [
+        ["unnamed server at line 263"],
+        ["Server 2"],
+        ["Server 3"],
+        ["Server 4"],
+    ]
 
 
 def test_a_damaged_label_as_close_to_two_metrics_is_not_read_as_either() -> None:

@@ -16,7 +16,15 @@ from esrp_report.analysis.rules import Rule
 from esrp_report.audit.findings import fmt, relative, weighed
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT
 from esrp_report.audit.result import AuditResult, CellKey, cell_key
-from esrp_report.model import DocLine, DocNumber, PublishedDocument, PublishedReport, Run, TestKind
+from esrp_report.model import (
+    DocLine,
+    DocNumber,
+    PublishedDocument,
+    PublishedReport,
+    Run,
+    TestKind,
+    is_unnamed_server,
+)
 from esrp_report.model.findings import ERROR, NOTE, WARNING, Finding
 
 # A figure a relation is worked out from: a printed number (a sum's term, coefficient 1) or a
@@ -293,6 +301,8 @@ def heads(ctx: Context, run: Run, column: str) -> bool:
 def run_for(ctx: Context, test: TestKind, col: Column) -> Run | None:
     """The appendix report of a server's column: by machine name, else the only report whose achieved
     IOPS matches that column alone."""
+    if is_unnamed_server(col.name):
+        return None  # whose report it is would be a guess: only server-free relations check it
     candidates = [r for r in ctx.runs if r.kind is test]
     name = col.name.casefold()
     for run in candidates:

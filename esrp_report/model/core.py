@@ -778,13 +778,24 @@ class SummaryRow:
     target: DocNumber | None = None
 
 
+# The column of a per-server table that names no server in a document of several: read, checked by
+# the relations that need no server, and matched to no appendix report. Its column is this and the
+# table's first line ("unnamed server at line 262"), so two such tables stay two servers.
+UNNAMED_SERVER = "unnamed server"
+
+
+def is_unnamed_server(column: str) -> bool:
+    """Is this per-server column one whose server the document does not name?"""
+    return column.startswith(UNNAMED_SERVER)
+
+
 @dataclass
 class SummaryTable:
     """A published summary table (server, aggregate, backup or replay) of one test type, with its rows."""
 
     kind: str  # "server", "aggregate", "backup" or "replay"
     test: TestKind
-    columns: list[str]  # "Server 4", "Host 3650-4", "all servers"
+    columns: list[str]  # "Server 4", "Host 3650-4", "JS16", "all servers", "unnamed server at line N"
     first_line: int
     has_target: bool = False
     rows: list[SummaryRow] = field(default_factory=list)
