@@ -67,9 +67,12 @@ def report_segments(lines: list[DocLine]) -> list[tuple[int, int, str]]:
         elif is_title and starts:
             starts[-1] = (starts[-1][0], starts[-1][1] + " / " + line.text)
     if not starts:
-        starts = _untitled_reports(lines, first if appendix is not None else len(lines) // 5)
-    if not starts:
-        starts = _reports_by_content(lines, first if appendix is not None else len(lines) // 5)
+        start_at = first if appendix is not None else len(lines) // 5
+        starts = _untitled_reports(lines, start_at)
+        by_content = _reports_by_content(lines, start_at)
+        # Some reports under a Test Summary heading, others (a backup or soft-recovery report,
+        # which has no summary) found only by their tables: both kinds are reports.
+        starts = _also_unheaded(lines, starts, by_content) if starts else by_content
     if not starts:
         return []
     bounds = [s for s, _t in starts] + [len(lines)]
@@ -77,6 +80,23 @@ def report_segments(lines: list[DocLine]) -> list[tuple[int, int, str]]:
 
 
 _KIND_WORDS = ("performance", "stress", "backup", "recovery", "checksum")
+
+
+def _also_unheaded(
+    lines: list[DocLine], headed: list[tuple[int, str]], by_content: list[tuple[int, str]]
+) -> list[tuple[int, str]]:
+    """The reports found under Test Summary headings, and those their own tables open where no
+    heading did: a start found by content is a new report when the report before it already
+    printed table rows between its start and this one (else it is that report's first table)."""
+    merged = list(headed)
+    for start, title in by_content:
+        before = [s for s, _t in merged if s <= start]
+        if before and not any(lines[k].cells for k in range(max(before), start)):
+            continue
+        if any(start < s <= start + 2 for s, _t in merged):
+            continue  # the same report, its heading a line or two below where its tables begin
+        merged.append((start, title))
+    return sorted(merged)
 
 
 def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]:
@@ -166,8 +186,13 @@ def _reports_by_content(lines: list[DocLine], first: int) -> list[tuple[int, str
                     continue
                 if above.cells or TIMESTAMP_LINE.match(above.text):
                     break
-                if _SERVER_HEADING.match(L.normalize_label(above.text)):
-                    start, title = j, above.text
+                normalized = L.normalize_label(above.text)
+                if _SERVER_HEADING.match(normalized) or (
+                    len(above.text) <= 80
+                    and any(word in normalized for word in _KIND_WORDS)
+                    and any(p.search(normalized) for p, _k in L.REPORT_KINDS)
+                ):
+                    start, title = j, above.text  # "A.1 Server 1", "Appendix C – EXMBX01 backup test"
                     break
             if starts and start <= starts[-1][0]:
                 start = i
