@@ -164,7 +164,9 @@ def _join_server_headers(doc: PublishedDocument, lines: list[DocLine]) -> None:
     for at, head in enumerate(lines):
         text = head.raw.strip()
         names = _server_numbers(text)
-        if not names or not (_SERVER_END.search(text)) or names != _run(names[0], len(names)):
+        # A header names at least two servers on its line: one name alone on a line is a column
+        # of names, one a line (a PDF's header of narrow cells), which its reader takes as it is.
+        if len(names) < 2 or not _SERVER_END.search(text) or names != _run(names[0], len(names)):
             continue
         raw, stop = head.raw.rstrip(), at + 1
         while stop < len(lines) and stop - at <= _MAX_CONTINUATIONS:
