@@ -17,7 +17,13 @@ Two forms are joined, each by what the text itself shows, never by a width guess
   another count is left as it is and named (its figures after its first line are then not read:
   the coverage counts them), never joined into a row whose columns would be shifted.
 
-A note names each table whose rows were joined (its first line and how many rows).
+A header of server names wrapped over lines ("Server 1 ... Server 4" over "Server 5"; a PDF's
+"... Server 9 Server" over "10"; a layout's words under the cells they belong to) is joined by
+its own pattern, the numbering going on, and states its table's column count where too few of
+the table's records agree on one (a table of one row).
+
+A note names each table whose rows were joined (its first line and how many rows), and each
+header joined.
 """
 
 from __future__ import annotations
