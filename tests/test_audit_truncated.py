@@ -103,3 +103,15 @@ def test_a_table_referred_to_but_never_captioned_is_missing() -> None:
     assert result.status != "checked"
     assert result.coverage is not None
     assert any("never captioned" in m.what for m in result.coverage.missing)
+
+
+def test_a_report_cut_inside_lacks_the_table_its_siblings_print() -> None:
+    # 002's third server's report cut before its Total I/O table: the other three Performance
+    # reports print one, so this one is short, whatever the contents say.
+    lines = _lines("dellemc-002.txt")
+    at = next(i for i, line in enumerate(lines) if line.startswith("Table 34 Total I/O performance"))
+    result = audit(parse_document("".join(lines[:at]).encode("utf-8"), "dellemc-002.txt"), RULES)
+    assert result.coverage is not None
+    short = [m for m in result.coverage.missing if "report of JS8" in m.what]
+    assert len(short) == 1 and "total" in short[0].what and short[0].numbers > 0
+    assert result.status == "partly_read"

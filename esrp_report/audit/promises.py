@@ -11,6 +11,8 @@ Two things a document says of itself are held to it:
   missing before an entry that comes is a heading worded otherwise (001's contents list a
   "Storage Disk Configuration (Transactional Log Disks ...)" its text does not print as a
   heading), not a cut, and is not held against the document;
+- its **appendix reports** against each other: a report lacking an I/O table that the other
+  reports of the same test print (the last report of a text cut inside it);
 - its **table captions**: a text that numbers its captions ("Table 12 ...") and refers to a
   table by a number no caption reaches ("see Table 31") has lost that table.
 
@@ -24,10 +26,11 @@ an estimate; the status does not rest on it: a document that misses what it prom
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from esrp_report.audit.result import Missing
-from esrp_report.model import DocLine, PublishedDocument
+from esrp_report.model import DocLine, PublishedDocument, PublishedReport, TestKind
 
 _CONTENTS_HEADINGS = frozenset(("content", "contents", "table of contents"))
 # An entry: a title with a letter in it, then dot leaders, a tab or spaces, and a page number.
@@ -79,6 +82,7 @@ def missing_promises(doc: PublishedDocument, numbers_read: int) -> list[Missing]
                 numbers=estimate,
             )
         )
+    out += _reports_short(doc)
     tables = _tables_referred_not_captioned(lines)
     if tables:
         number, line = tables[0]
@@ -195,3 +199,32 @@ def _tables_referred_not_captioned(lines: list[DocLine]) -> list[tuple[int, int]
         return []
     last = max(captions)
     return sorted((n, at) for n, at in references.items() if n > last)
+
+
+def _reports_short(doc: PublishedDocument) -> list[Missing]:
+    """Appendix reports of one test that lack an I/O table the others of that test print, with
+    the figures the others print in it (the most of them) as the estimate."""
+    by_test: dict[TestKind, list[PublishedReport]] = {}
+    for report in doc.reports:
+        if report.run is not None:
+            by_test.setdefault(report.run.kind, []).append(report)
+    out: list[Missing] = []
+    for test, reports in by_test.items():
+        if len(reports) < 2:
+            continue
+        tables = [Counter(key[1] for key in r.cells if key[0] == "instance") for r in reports]
+        every = set().union(*tables)
+        for report, have in zip(reports, tables, strict=True):
+            lacking = sorted(every - set(have))
+            if not lacking:
+                continue
+            machine = report.run.machine if report.run and report.run.machine else "a server"
+            out.append(
+                Missing(
+                    what=f"the {test.value} report of {machine} (line {report.first_line}) has no "
+                    f"{', '.join(lacking)} table, which the other {test.value} reports print",
+                    line=report.first_line,
+                    numbers=sum(max(t[k] for t in tables) for k in lacking),
+                )
+            )
+    return out
