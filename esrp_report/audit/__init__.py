@@ -28,6 +28,7 @@ from esrp_report.audit.context import Context, build_context
 from esrp_report.audit.coverage import coverage, guards
 from esrp_report.audit.findings import merged, ordered
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, summed_half
+from esrp_report.audit.promises import missing_promises
 from esrp_report.audit.relations import (
     aggregate,
     appendix,
@@ -84,6 +85,7 @@ def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     blame(ctx.evaluated)
     result.guards = guards(ctx.evaluated)
     result.coverage = coverage(doc, result.guards)
+    result.coverage.missing = missing_promises(doc, result.coverage.numbers)
     result.results_read = results_read(ctx)
     result.findings = ordered(merged(result.findings))
     return result

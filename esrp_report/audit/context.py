@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -31,6 +31,11 @@ from esrp_report.model.findings import ERROR, NOTE, WARNING, Finding
 # number with the coefficient it has in the relation (1/n for a mean of n; 0 when the relation
 # only bounds it on one side, so that no change of it is sure to break the relation).
 Term = DocNumber | tuple[DocNumber | None, float] | None
+# The changes of one cell that make a relation hold, given how far its subject is from what it
+# should be (``Evaluated.offset``) and the tolerance: for a cell the relation is not linear in
+# (a quotient's denominator), where a slope at the printed figures is wrong by as much as the
+# slip is large.
+Mend = Callable[[float, float], tuple[float, float]]
 
 
 @dataclass(slots=True)
@@ -49,9 +54,13 @@ class Evaluated:
     tolerance: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     blamed: bool = False
+    exact: dict[CellKey, Mend] = field(default_factory=dict)  # cells a slope does not mend
 
     def shift(self, number: DocNumber, coefficient: float) -> tuple[float, float]:
         """The changes of one of its cells that would make the relation hold."""
+        mend = self.exact.get(cell_key(number))
+        if mend is not None:
+            return mend(self.offset, self.tolerance)
         if number is self.subject:
             return (-self.offset - self.tolerance, -self.offset + self.tolerance)
         if not coefficient:

@@ -3,15 +3,17 @@ backup and soft-recovery reports; a backup report's own rates and checksum stati
 
 from __future__ import annotations
 
+import math
 import re
 
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
 from esrp_report.audit import jetstress
-from esrp_report.audit.context import Context, Term, run_for
+from esrp_report.audit.context import Context, Mend, Term, run_for
 from esrp_report.audit.findings import relative, weighed
 from esrp_report.audit.intervals import sum_of
+from esrp_report.audit.result import CellKey, cell_key
 from esrp_report.model import DocNumber, Run, SummaryTable, TestKind
 from esrp_report.model.findings import ERROR, WARNING
 
@@ -90,14 +92,17 @@ def _replay_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
             ratios = [Iv.of(r.elapsed_seconds or 0.0, 0.0005) / Iv.of(r.logs_replayed or 1.0) for r in rows]
             expected = sum_of(ratios).scale(1 / len(ratios))
             terms: list[Term] = []
+            exact: dict[CellKey, Mend] = {}
             for r in rows:
                 logs, seconds = r.logs_replayed or 1.0, r.elapsed_seconds or 0.0
                 terms.append(
                     (ctx.cell(run, "recovery", r.instance, "elapsed_seconds"), 1 / (len(rows) * logs))
                 )
-                terms.append(
-                    (ctx.cell(run, "recovery", r.instance, "logs_replayed"), seconds / (len(rows) * logs**2))
-                )
+                # More logs, a smaller quotient: the slope is negative.
+                count = ctx.cell(run, "recovery", r.instance, "logs_replayed")
+                terms.append((count, -seconds / (len(rows) * logs**2)))
+                if count is not None:
+                    exact[cell_key(count)] = _logs_mend(seconds, logs, len(rows))
             ctx.relation(
                 "replay.appendix",
                 printed,
@@ -109,6 +114,25 @@ def _replay_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
                 line=row.line,
                 terms=terms,
             )
+            ctx.evaluated[-1].exact.update(exact)
+
+
+def _logs_mend(seconds: float, logs: float, n: int) -> Mend:
+    """The changes of one instance's log count that mend a mean of n quotients seconds / logs:
+    its quotient must move by n times what the mean is off (``offset``, printed minus expected,
+    within ``tolerance``), and the count is its seconds over the quotient so moved. Exact where
+    the slope at the printed count is not: a count printed 421 for 521 is 100 logs off, which
+    the slope puts at 80."""
+
+    def mend(offset: float, tolerance: float) -> tuple[float, float]:
+        ratio = seconds / logs
+        lo, hi = ratio + n * (offset - tolerance), ratio + n * (offset + tolerance)
+        if hi <= 0:
+            return (1.0, 0.0)  # no positive count mends it: an empty range
+        most = math.inf if lo <= 0 else seconds / lo - logs
+        return (seconds / hi - logs, most)
+
+    return mend
 
 
 def _match_replay(ctx: Context, run: Run, table: SummaryTable, name: str, printed: DocNumber) -> Run | None:
@@ -144,9 +168,55 @@ def backup_rows(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         )
 
 
+def _checksum_pages(ctx: Context, run: Run, report: m.PublishedReport, total: m.ChecksumRow) -> None:
+    """appendix.checksum_pages: each row's file length in MB = its seen pages x the page size (the
+    one of ``jetstress.toml``'s that the (Sum) row fits; none fits: not checked). It pins each
+    database's page count on its own row, so a slip in one database's pages is told from the
+    (Sum) row's by blame."""
+    if not total.seen_pages or total.file_length_mb is None:
+        return
+    mb = float(2**20)
+    sizes = [float(size) for size in jetstress.settings()["checksum"]["page_bytes"]]
+    header = jetstress.number("checksum", "header_pages")
+    databases = len(run.checksum) - 1
+    size = next(
+        (
+            s
+            for s in sizes
+            if -0.5 <= total.file_length_mb - total.seen_pages * s / mb <= 0.5 + header * databases * s / mb
+        ),
+        None,
+    )
+    if size is None:
+        return
+    for row in run.checksum:
+        if row.seen_pages is None or row.file_length_mb is None:
+            continue
+        pages = report.cells.get(("checksum", row.database, "seen_pages"))
+        length = report.cells.get(("checksum", row.database, "file_length_mb"))
+        low = row.seen_pages * size / mb
+        # The Sum row holds every file's header pages; a database row its own.
+        headers = header * (databases if row.is_sum else 1)
+        ctx.relation(
+            "appendix.checksum_pages",
+            length or DocNumber(row.file_length_mb, 0, f"{row.file_length_mb:.0f}"),
+            Iv(low, low + headers * size / mb),
+            what=f"{run.machine} checksum {row.database} file length (MB)",
+            derivation=f"{row.seen_pages:,.0f} seen pages x {size / 1024:.0f} KB",
+            section=f"Appendix: {report.title}",
+            table="Checksum statistics",
+            row=row.database,
+            # The file length is read with its seconds ("1003146 MB/25030 sec"), in no cell of its
+            # own: the row is where its pages are.
+            line=pages.line if pages is not None and pages.placed else report.first_line,
+            terms=[(pages, size / mb)] if pages is not None else [],
+        )
+
+
 def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
     """appendix.checksum_sum, appendix.checksum_time, appendix.checksum_log: the (Sum) row adds
-    up, lasts as long as the longest database, and as long as the test log says the pass took."""
+    up, lasts as long as the longest database, and as long as the test log says the pass took;
+    appendix.checksum_pages: each row's file length against its pages."""
     rows = [r for r in run.checksum if not r.is_sum]
     sums = [r for r in run.checksum if r.is_sum]
     if not rows or not sums:
@@ -174,6 +244,7 @@ def checksum(ctx: Context, run: Run, report: m.PublishedReport) -> None:
             line=report.first_line,
             terms=[report.cells.get(("checksum", r.database, attribute)) for r in rows],
         )
+    _checksum_pages(ctx, run, report, total)
     if total.seconds_taken is None:
         return
     seconds = report.cells.get(("checksum", total.database, "seconds_taken"))
