@@ -36,6 +36,8 @@ def _backup_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
         db_value = per_db.values[index] if per_db and index < len(per_db.values) else None
         server_value = per_server.values[index] if per_server and index < len(per_server.values) else None
         run = next((r for r in runs if r.machine and r.machine.casefold() in name.casefold()), None)
+        if run is None and len(runs) == 1 and _one_server(ctx):
+            run = runs[0]
         if run is not None:
             figures = agg.backup_figures(run)
             rates = [ctx.cell(run, "backup", r.instance, "mb_per_sec") for r in run.backup]
@@ -83,7 +85,7 @@ def _replay_table(ctx: Context, table: SummaryTable, runs: list[Run]) -> None:
         for name, printed in zip(table.columns, row.values, strict=False):
             run = next((r for r in runs if r.machine and r.machine.casefold() in name.casefold()), None)
             if run is None and len(runs) == 1 and printed is not None:
-                run = _match_replay(ctx, runs[0], table, name, printed)
+                run = runs[0] if _one_server(ctx) else _match_replay(ctx, runs[0], table, name, printed)
             if run is None or printed is None:
                 continue
             rows = [r for r in run.soft_recovery if r.logs_replayed and r.elapsed_seconds is not None]
@@ -133,6 +135,15 @@ def _logs_mend(seconds: float, logs: float, n: int) -> Mend:
         return (seconds / hi - logs, most)
 
     return mend
+
+
+def _one_server(ctx: Context) -> bool:
+    """Does the document test one server: every report names the same machine, and no summary
+    table has more than one server's column? Its backup and replay figures, printed for "all
+    servers", are then that server's."""
+    machines = {r.machine.casefold() for r in ctx.runs if r.machine}
+    columns = max((len(c) for c in ctx.columns.values()), default=0)
+    return len(machines) == 1 and columns <= 1
 
 
 def _match_replay(ctx: Context, run: Run, table: SummaryTable, name: str, printed: DocNumber) -> Run | None:

@@ -234,6 +234,29 @@ UNMODELLED = (
 )
 
 
+def name_machines(doc: PublishedDocument) -> None:
+    """A report that names no machine (a backup or soft-recovery report has no Test Summary) is
+    the machine its title or heading names, when that is one of the machines the document's other
+    reports name ("Appendix C – EXMBX01 database backup test"); a note says so."""
+    known = {r.run.machine.casefold(): r.run.machine for r in doc.reports if r.run and r.run.machine}
+    if not known:
+        return
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, known)) + r")(?![\w-])", re.IGNORECASE)
+    for report in doc.reports:
+        if report.run is None or report.run.machine:
+            continue
+        named = {known[m.group(1).casefold()] for m in pattern.finditer(report.title)}
+        if len(named) == 1:
+            report.run.machine = named.pop()
+            problem(
+                doc,
+                f"the {report.run.kind.value} report names no machine; its heading names "
+                f"{report.run.machine}, a machine of the other reports: taken as its",
+                f"line {report.first_line}",
+                severity="note",
+            )
+
+
 def read_report(doc: PublishedDocument, start: int, end: int, title: str) -> None:
     """Read the report of lines [start, end) into ``doc.reports``; one that cannot be read is a problem."""
     lines = doc.lines

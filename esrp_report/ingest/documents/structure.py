@@ -12,7 +12,7 @@ label/value facts and the stated ESRP version (``facts.py``), trend tables and t
 
 from __future__ import annotations
 
-from esrp_report.ingest.documents.appendix import read_report, report_segments
+from esrp_report.ingest.documents.appendix import name_machines, read_report, report_segments
 from esrp_report.ingest.documents.cut import mend_cut_figures
 from esrp_report.ingest.documents.facts import facts, stated_convention
 from esrp_report.ingest.documents.flattened import unflatten
@@ -45,6 +45,7 @@ def build(doc: PublishedDocument) -> None:
     products(doc)
     for start, end, title in segments:
         read_report(doc, start, end, title)
+    name_machines(doc)
     classify(doc, lines_read(doc))
     if not doc.summary_tables and not doc.trend_tables and not doc.formulas:
         problem(

@@ -107,6 +107,8 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
             if named:
                 near = named
         columns, target = _header_columns(line)
+        if not columns:
+            columns = _server_columns(line, servers)
         if columns:
             if i - header_line <= 2 and header_cols and not current and columns != header_cols:
                 header_cols += columns
@@ -301,6 +303,29 @@ def _placed(line: DocLine, take: Sequence[tuple[str, m.DocNumber | None]]) -> li
         at = max(at, 0)
     placed.reverse()
     return placed
+
+
+# The first cell of a header whose other cells name servers ("| Soft recovery | EXMBX01 |"): with
+# one server named, only these words say the line is a header and not a fact ("Machine | EXMBX01").
+_HEADER_FIRST_WORDS = re.compile(
+    r"^(?:database i/o|backup|database backup|soft recovery|recovery|replay|performance item|metric|"
+    r"counter|test|item|server|results?)$"
+)
+
+
+def _server_columns(line: DocLine, servers: _Servers) -> list[str]:
+    """A header row naming its columns by the document's servers, whatever its first cell says
+    ("| Soft recovery | EXMBX01 | EXMBX02 | EXMBX03 |"): every cell after the first names one
+    server, each a different one, and none is a figure."""
+    cells = line.cells
+    if not cells or len(cells) < 2 or len(line.text) > 200:
+        return []
+    names = [servers.named(c) for c in cells[1:]]
+    if not all(names) or len(set(names)) != len(names) or any(number(c) is not None for c in cells[1:]):
+        return []
+    if len(names) == 1 and not _HEADER_FIRST_WORDS.match(normalize(cells[0])):
+        return []
+    return names
 
 
 def _caption_server(line: DocLine, servers: _Servers) -> str | None:

@@ -119,6 +119,10 @@ REPORT_KINDS: tuple[tuple[re.Pattern[str], TestKind], ...] = tuple(
         # An appendix heading naming the test ("A Performance testing", "B.2 Stress test results"),
         # over reports that carry no title of their own.
         rf"^(?:[a-z](?:\.\d+)*\s+)?(?:{word}) test(?:s|ing)?(?: results?)?$",
+        # An appendix heading naming the server and its test ("Appendix C – EXMBX01 database
+        # backup test", "B.2 JS16 stress test results").
+        rf"^(?:appendix [a-z0-9]{{1,3}}\s*[-–—:.]?\s*|[a-z](?:\.\d+)*\s+)[\w.-]{{1,40}}\s+(?:{word})"
+        r" test(?:s|ing)?(?: results?)?$",
     )
 )
 
