@@ -99,6 +99,16 @@ def parse_test_log(text: str, source: str, first_line: int = 1) -> TestLog:
                 location=f"line {first_line}",
             )
         )
+    printed = times.forms(stamps)
+    if len(printed) > 1:
+        log.problems.append(
+            Problem(
+                source,
+                f"the log's time stamps are printed in {len(printed)} forms ({', '.join(sorted(printed))}), "
+                "where one machine prints one; each is read by its own form",
+                location=f"line {first_line}",
+            )
+        )
     for offset, line in enumerate(lines):
         line_no = first_line + offset
         if not line or _FENCE.match(line):

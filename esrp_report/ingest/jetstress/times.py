@@ -47,8 +47,10 @@ def _fields(text: str) -> tuple[int, int] | None:
     match = STAMP.fullmatch(" ".join(text.split()))
     if match is None or "/" not in match["date"]:
         return None
-    first, second, _year = match["date"].split("/")
-    return int(first), int(second)
+    first, second = (int(f) for f in match["date"].split("/")[:2])
+    if (first > 12 and second > 12) or max(first, second) > 31:
+        return None  # no date in either order ("13/45/2011"): it decides nothing, and is not read
+    return first, second
 
 
 def day_first_of(texts: Iterable[str]) -> bool | None:
@@ -72,6 +74,20 @@ def contradicts(texts: Iterable[str]) -> bool:
     "2/13/2012")?"""
     fields = [f for f in map(_fields, texts) if f is not None]
     return any(a > 12 for a, _b in fields) and any(b > 12 for _a, b in fields)
+
+
+def forms(texts: Iterable[str]) -> set[str]:
+    """The forms these stamps are printed in ("M/D/YYYY h:mm:ss AM", "D.M.YYYY H:mm:ss", ...): one
+    machine's culture prints one, so more than one in a log is worth naming."""
+    out: set[str] = set()
+    for text in texts:
+        match = STAMP.fullmatch(" ".join(text.split()))
+        if match is None:
+            continue
+        date = match["date"]
+        shape = "YYYY-M-D" if "-" in date else "D.M.YYYY" if "." in date else "A/B/YYYY"
+        out.add(shape + (" h:mm:ss AM" if match["half"] else " H:mm:ss"))
+    return out
 
 
 def parse_stamp(text: str, day_first: bool | None = None) -> datetime | None:
