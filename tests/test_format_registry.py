@@ -84,6 +84,20 @@ def test_convert_refuses_a_format_without_samples_with_that_formats_reason(
     assert not (tmp_path / "out.csv").exists()
 
 
+def test_the_architecture_page_gives_the_steps_the_code_takes() -> None:
+    """docs/architecture.md names every part, the registry call and this test, and no part the
+    code does not have."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    start = page.index("- **A new evidence format:**")
+    steps = page[start : page.index("\n- **", start + 1)]
+    for part in formats.PARTS:
+        assert f"`{part}(" in steps, part
+    for keyword in formats.PARTS[1:]:
+        assert f"{keyword}=" in steps, keyword
+    assert "register(EvidenceFormat(" in steps and "Unsupported(" in steps
+    assert "tests/test_format_registry.py" in steps and "app/evidence.py" in steps
+
+
 # --- a toy format, added as docs/architecture.md says -----------------------------------------------
 # Step 1, the module: a recogniser and the four parts. A toy counter log holds a first line
 # "TOY1 <machine>" and then one "<ISO time> <value>" line per sample of one disk-latency counter.
