@@ -68,7 +68,7 @@ def parse_folder(job: FolderJob) -> ParsedFolder:
         evidence.merge(whole, fmt, one)
     if not whole.runs and not whole.result_xmls and not whole.counter_logs:
         parsed.problems.extend(problem_row(job.location, p) for p in whole.problems)
-        return folder_rows(job, parsed, None, _assess)
+        return parsed  # no run to catalogue: a folder of notes or screenshots
     return folder_rows(job, parsed, evidence.assemble(whole, job.location), _assess)
 
 

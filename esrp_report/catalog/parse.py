@@ -99,16 +99,12 @@ def file_problem(location: str, name: str, severity: str, message: str) -> dict[
     }
 
 
-Assessed = Callable[[str, Run], "RunAssessment"]  # (server, run) -> its verdicts, as check judges
+Assess = Callable[[str, Run], "RunAssessment"]  # (server, run) -> its verdicts, as check judges them
 
 
-def folder_rows(
-    job: FolderJob, parsed: ParsedFolder, solution: Solution | None, assess: Assessed
-) -> ParsedFolder:
-    """Add a folder's runs (``solution``: what the evidence pipeline assembled; None when the
-    folder held no evidence of a run) to ``parsed``, with the problems it met."""
-    if solution is None:
-        return parsed
+def folder_rows(job: FolderJob, parsed: ParsedFolder, solution: Solution, assess: Assess) -> ParsedFolder:
+    """Add a folder's runs (``solution``: what the evidence pipeline assembled of it; ``assess``:
+    how each run is judged) to ``parsed``, with the problems met assembling them."""
     by_path = {path: (name, digest, size) for name, path, digest, size in job.files}
     parsed.problems.extend(problem_row(job.location, p) for p in solution.problems)
     runs = [run for server in solution.servers for run in server.runs]
