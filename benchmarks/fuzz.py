@@ -1098,7 +1098,7 @@ def reader_for(name: str) -> Callable[[Path, int], object]:
         from esrp_report.ingest.perfmon import blg
 
         def read(path: Path, i: int) -> object:
-            blg.ENGINE = "auto" if i % 2 == 0 else "numpy"
+            blg.decoding.ENGINE = "auto" if i % 2 == 0 else "numpy"
             return blg.read_blg(path)
 
         return read

@@ -15,11 +15,10 @@ import re
 from dataclasses import dataclass
 from html import escape
 
-from esrp_report.model import DatabaseConfig, Run, TableKind, TestKind
+from esrp_report.model import HOST_TABLE_TITLE, TABLE_TITLES, DatabaseConfig, Run, TableKind, TestKind
 from esrp_report.render.jetstress_text import (
     BDM_COLUMNS,
     TABLE_COLUMNS,
-    TABLE_TITLES,
     duration,
     number,
     timestamp,
@@ -304,7 +303,7 @@ def write_report_html(run: Run, *, style: ReportStyle = DEFAULT_STYLE) -> str:
         rows += [
             [h.name, *(number(v, s.decimals) for v in (h.average, h.minimum, h.maximum))] for h in run.host
         ]
-        w.section("Host System Performance", rows, header=True, labels=False)
+        w.section(HOST_TABLE_TITLE, rows, header=True, labels=False)
     if run.test_log is not None and run.test_log.entries:
         w.title("Test Log")
         w.line(w.open("div", {"class": "test_log"}))

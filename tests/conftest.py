@@ -60,5 +60,5 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     if request.param == "native" and not blg.native_engine_built():
         pytest.skip("the compiled .blg engine was not built (no C compiler)")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blg, "ENGINE", request.param)
+        patch.setattr(blg.decoding, "ENGINE", request.param)
         yield request.param

@@ -66,7 +66,7 @@ def test_netapp_001_has_no_error_and_one_timing_warning() -> None:
     result = audit_document(DATA / "netapp-001.txt")
     assert result.errors == 0
     warnings = [(f.check, f.line) for f in result.findings if f.severity == "warning"]
-    assert warnings == [("appendix.checksum_time", 343)]
+    assert warnings == [("appendix.checksum_time", 352)]  # at the (Sum) row's seconds
     # Backup 1003450.09 MB over 08:22:18 is 33.2952 MB/s yet printed 33.29: the elapsed time is
     # truncated to the second, so no finding; the replay mean 3.599 holds.
     assert result.checked > 80 and result.summary_convention == "transactional"
@@ -370,7 +370,9 @@ def test_a_slip_in_an_esrp_4_vertical_table_is_an_error(tmp_path: Path, old: str
     assert {f.column for f in errors} <= {"Server 2", "Server 3"}
 
 
-def test_a_caption_naming_several_servers_makes_no_vertical_table(tmp_path: Path) -> None:
+def test_a_caption_naming_several_servers_gives_its_table_to_no_server(tmp_path: Path) -> None:
+    """Which of the two servers the table is cannot be known: it is read as an unnamed server's
+    (checked by the relations that need no server), never as Server 1's or Server 2's."""
     text = (DATA / "dellemc-002.txt").read_text(encoding="utf-8")
     path = tmp_path / "two.txt"
     path.write_text(
@@ -378,7 +380,12 @@ def test_a_caption_naming_several_servers_makes_no_vertical_table(tmp_path: Path
         encoding="utf-8",
     )
     tables = [t for t in read_document(path).summary_tables if t.kind == "server"]
-    assert [t.columns for t in tables] == [["Server 2"], ["Server 3"], ["Server 4"]]
+    assert [t.columns for t in tables] == [
+        ["unnamed server at line 263"],
+        ["Server 2"],
+        ["Server 3"],
+        ["Server 4"],
+    ]
 
 
 def test_a_damaged_label_as_close_to_two_metrics_is_not_read_as_either() -> None:
@@ -846,11 +853,44 @@ def _netapp_planted(tmp_path: Path, old: str, new: str) -> list[tuple[str, str, 
 
 
 def test_a_checksum_sum_row_far_shorter_than_its_longest_database_is_an_error(tmp_path: Path) -> None:
-    # 25,028 s against 25,030 s is clocks read apart (the untouched warning); 2,028 s is not.
+    # 25,028 s against 25,030 s is clocks read apart (the untouched warning); 2,028 s is not, and
+    # the test log's pass (8:14:02 AM to 3:11:10 PM, 25,028 s) says so too: one error, at the
+    # (Sum) row's line, worded by its size.
     new = _netapp_planted(tmp_path, "2006324 MB/25028 sec", "2006324 MB/2028 sec")
-    assert ("error", "appendix.checksum_time", 343) in new
+    assert [(severity, line) for severity, _check, line in new] == [("error", 352)]
+    planted = tmp_path / "planted.txt"
+    error = next(f for f in audit_document(planted).findings if f.severity == "error")
+    assert "differs by 23,000 s, 92x the 250 s" in error.message
     warning = next(f for f in audit_document(DATA / "netapp-001.txt").findings if f.check.endswith("_time"))
-    assert warning.severity == "warning" and "within what clocks read apart explain" in warning.message
+    assert warning.severity == "warning"
+    assert "differs by 2 s, within the 250 s clocks read apart explain" in warning.message
+
+
+def test_a_checksum_sum_row_the_test_log_contradicts_is_an_error_at_its_line(tmp_path: Path) -> None:
+    # 25,928 s is still longer than either database, so only the log's 25,028 s catches it.
+    new = _netapp_planted(tmp_path, "2006324 MB/25028 sec", "2006324 MB/25928 sec")
+    assert new == [("error", "appendix.checksum_log", 352)]
+
+
+def test_a_checksum_sum_row_off_by_seconds_from_the_log_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    # 100 s: beyond the whole seconds printed, within what two clocks read apart explain.
+    new = _netapp_planted(tmp_path, "2006324 MB/25028 sec", "2006324 MB/25128 sec")
+    assert new == [("warning", "appendix.checksum_log", 352)]
+    planted = tmp_path / "planted.txt"
+    warning = next(f for f in audit_document(planted).findings if f.check == "appendix.checksum_log")
+    assert "not proven" in warning.message and warning.lines == (409, 410)
+
+
+def test_a_databases_checksum_time_beyond_the_sum_is_placed_at_the_database(tmp_path: Path) -> None:
+    # 79,324 s for F: (printed 19,324): the (Sum) row's 25,028 s agrees with the test log, so the
+    # database's row is the slip, not the (Sum) row that the relation names.
+    new = _netapp_planted(tmp_path, "1003178 MB/19324 sec", "1003178 MB/79324 sec")
+    assert new == [("error", "appendix.checksum_time", 351)]
+
+
+def test_a_checksum_file_length_slip_breaks_the_sum(tmp_path: Path) -> None:
+    new = _netapp_planted(tmp_path, "2006324 MB/25028 sec", "2006924 MB/25028 sec")
+    assert new == [("error", "appendix.checksum_sum", 352)]
 
 
 @pytest.mark.parametrize(

@@ -190,35 +190,9 @@ def verdict(original: Reading, extracted: Reading) -> str | None:
 # --- the matrix --------------------------------------------------------------------------------------
 
 # The combinations that give a wrong `checked` verdict today: what goes wrong (not fixed here).
-XFAIL = {
-    ("vmax-000.txt", "rewrap-72"): (
-        "re-wrapped at 72 columns, 000 is read `checked` with 7 of its 9 errors: config.memory is lost "
-        "(the host server fact, 103 characters, is wrapped before its '128 MB RAM'), and so is "
-        "aggregate.servers at the aggregate log writes/sec (line 446 of the original); the replay "
-        "tables are no longer read"
-    ),
-    ("equallogic-004.txt", "rewrap-72"): (
-        "re-wrapped at 72 columns, 004 is read `checked` with 5 of its 7 errors and no false one: "
-        "formula.substitution and formula.per_database are lost (the worked formulas they rest on "
-        "are split where no operator shows it)"
-    ),
-    ("equallogic-004.txt", "rewrap-100"): (
-        "re-wrapped at 100 columns, 004 is read `checked` but loses the real formula.substitution "
-        "error: its worked formula (line 1019, 'Total IOPS (final) = ... = 2722 IOPS', 99 characters "
-        "with its Markdown emphasis) is split"
-    ),
-    ("vmax", "pdfium-text"): (
-        "PDFium's plain text wraps the per-server table's last header cell in its narrow column "
-        "('... Server 9 Server' / '10'), which only the PDF reader joins: the second group's columns "
-        "are read one off (Server 6's figures as the row's target), nine servers are summed, and the "
-        "aggregate, target, server count and server.target give 13 false errors, `checked`"
-    ),
-    ("vmax", "pdftotext-layout"): (
-        "pdftotext -layout: the per-server tables' second group of five servers is not read, so the "
-        "aggregate is held to five servers' sum: 9 false aggregate.servers, aggregate.target and "
-        "config.servers_tested errors, `checked`"
-    ),
-}
+# None: the re-wrapped records, server headers, fact values and worked formulas are joined back
+# (ingest/documents/wrapped.py, facts.py, formulas.py) and a wrong verdict here is a regression.
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 def _cases(documents: list[str], extractions: list[str]) -> list[object]:

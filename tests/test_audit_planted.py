@@ -29,9 +29,12 @@ def test_every_planted_slip_in_a_vouched_digit_is_an_error_at_or_naming_its_line
     assert len(placed) >= PLANTS * 0.8, "the plants must land in the cells they were drawn from"
     missed = [(o.plant, o.new_errors) for o in placed if not o.caught]
     assert not missed
-    # At its own line, or one of the two figures a copy relation sets against each other.
+    # At its own line, or one of the two figures a copy relation sets against each other: 98 to
+    # 100 % of the seeds' plants in the full measurement (docs/audit.md), so at most one of 30
+    # here (000 has one, a per-server figure summed into the aggregate that no other relation tells
+    # from its neighbours; the other seeds none).
     unnamed = [(o.plant, o.new_errors) for o in placed if not o.named]
-    assert len(unnamed) <= len(placed) * 0.1, unnamed
+    assert len(unnamed) <= 1, unnamed
 
 
 def test_the_sampler_plants_only_digits_larger_than_the_guard(document: Document) -> None:

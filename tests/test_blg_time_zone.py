@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
 from esrp_report.ingest.perfmon.blg import read_blg, resolve_zone
-from esrp_report.ingest.perfmon.blg.timezone import local_offsets
+from esrp_report.ingest.perfmon.blg.filetime import local_offsets
 from esrp_synth import blg_raw_writer as rw
 from esrp_synth.blg_container import TimeZone
 from esrp_synth.blg_raw_writer import Clock, LogHeader, RawCounter, RawValue

@@ -9,12 +9,14 @@ Before: a value equal to a "<=" limit passed the verdict while the document mark
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from esrp_report.analysis.rules import Rule, RuleResult, Status, find_rule, load_rules
 from esrp_report.app import api
+from esrp_report.model import TestKind
 from esrp_report.render.document import Document, Row
 from esrp_report.render.html import view_charts
 from tests.conftest import SAMPLES
@@ -179,3 +181,47 @@ def test_verdict_document_charts_and_audit_agree_on_a_lenient_many_digit_rule(tm
     found = api.audit_document(html, rules_file=rules_file).findings
     flagged = {f.column for f in found if f.check == "server.target" and f.row == label}
     assert flagged == {column for column, failed in marked.items() if failed}
+
+
+def test_the_document_marks_each_server_against_its_own_jetstress_generation_s_limit(tmp_path: Path) -> None:
+    """A rule whose limit differs by Jetstress generation: the document's cells and limit text
+    take the limit of the generation the verdict judged, not the test type's default (before, the
+    document asked ``rule.limit(kind)`` with no generation and marked nothing)."""
+    plain = api.build(_netapp(tmp_path, None), tmp_path / "plain", formats=("html",)).document
+    generations = {
+        rv.run.generation for view in plain.servers for rv in view.runs if rv.run.kind is TestKind.PERFORMANCE
+    }
+    assert len(generations) == 1
+    generation = generations.pop().value
+    assert generation != "unknown"
+    # Microsoft's 20 ms for any other generation (every mean of the samples passes it); 0.5 ms,
+    # which every mean fails, for the generation the samples ran.
+    rules = (
+        '[[rule]]\nid = "db-read-latency-avg"\n'
+        f'[rule.generation."{generation}".threshold]\nPerformance = 0.5\nStress = 0.5\n'
+    )
+    doc = api.build(_netapp(tmp_path, rules), tmp_path / "strict", formats=("html",)).document
+    results = [r for r in doc_results(tmp_path) if r.rule_id == "db-read-latency-avg" and r.value is not None]
+    assert results and all(r.status is Status.FAIL and r.threshold == 0.5 for r in results)
+    label = doc.convention.labels["read_latency"]
+    row = _read_latency_row(doc, label)
+    assert row.target == "< 0.5 msec"
+    assert row.cells and all(cell.status is Status.FAIL for cell in row.cells)
+    assert all(cell.status is None for cell in _read_latency_row(plain, label).cells)
+
+
+def test_a_table_of_servers_under_different_generation_limits_names_each_limit() -> None:
+    """Columns of two Jetstress generations whose limits differ: the limit text names both,
+    rather than printing one limit that half of the columns were not judged by."""
+    from esrp_report.model import Generation
+    from esrp_report.render.document import _limit_text
+
+    built_in = find_rule(load_rules(None), "db-read-latency-avg")
+    assert built_in is not None
+    rule = replace(built_in, by_generation={"2007": {"Performance": 12.5}})
+    old, new = Generation.JETSTRESS_2007, Generation.JETSTRESS_2013
+    assert rule.limit(TestKind.PERFORMANCE, old) != rule.limit(TestKind.PERFORMANCE, new)
+    assert _limit_text(rule, TestKind.PERFORMANCE, [new, new]) == "< 20 msec"
+    assert _limit_text(rule, TestKind.PERFORMANCE, [new, old, new]) == (
+        "< 20 msec (Jetstress 2013); < 12.5 msec (Jetstress 2007)"
+    )

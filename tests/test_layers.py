@@ -20,6 +20,7 @@ PACKAGE = ROOT / "esrp_report"
 # Lower ranks are imported by higher ones, never the reverse; equal ranks may import each other.
 LAYER_RANKS = {
     "model": 0,  # plain typed data, errors, the documents' rounding
+    "files": 0,  # opening and writing the files a user names, safely: every layer above does
     "ingest": 1,  # readers: files in, model out
     "analysis": 2,  # pure functions over the model
     "audit": 3,
@@ -122,16 +123,6 @@ def test_the_rule_catches_an_upward_import() -> None:
     assert all(_rank(t) > _rank("esrp_report.ingest") for t in targets)
 
 
-# Import loops found when the loop check came in (issue 31, item 4), each a group of modules that
-# import each other, kept here until fixed: the check fails on any other loop, and on one of these
-# that has grown or gone (so the list cannot go stale).
-KNOWN_LOOPS = {
-    # header imports timezone and filetime, which import header back: one decoding of the .blg
-    # header split across three modules.
-    frozenset({"ingest.perfmon.blg.filetime", "ingest.perfmon.blg.header", "ingest.perfmon.blg.timezone"}),
-}
-
-
 def _import_graph() -> dict[str, set[str]]:
     """Each module of the package and the modules of the package it imports (anywhere in it,
     ``TYPE_CHECKING`` blocks included, as for the layer rule: a loop that only type checking
@@ -201,16 +192,46 @@ def _short(module: str) -> str:
 
 def test_no_import_loop_anywhere() -> None:
     """No two modules import each other, directly or round a loop, in one layer or across layers
-    (the rank rule alone lets two modules of one rank need each other), bar the known loops."""
+    (the rank rule alone lets two modules of one rank need each other). What two modules both
+    need goes to a third below them."""
     loops = {frozenset(map(_short, group)) for group in _loops(_import_graph())}
-    assert sorted(map(sorted, loops - KNOWN_LOOPS)) == []
-    assert sorted(map(sorted, KNOWN_LOOPS - loops)) == []  # fixed or grown: update KNOWN_LOOPS
+    assert sorted(map(sorted, loops)) == []
 
 
 def test_the_loop_check_sees_a_loop_within_one_layer() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert _loops(graph) == [frozenset({"a", "b", "c"})]
     assert _loops({"a": {"b"}, "b": set()}) == []
+
+
+def _module_table_reaches(source: str, name: str) -> list[int]:
+    """Lines of ``source`` that touch ``sys.modules`` (as ``sys.modules`` or a ``from sys import
+    modules``): a module reached that way is an import the layer and loop checks cannot see, and
+    a setting read through it is one passed by nobody."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(source, name)):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "modules"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sys"
+        ):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module == "sys":
+            lines += [node.lineno for alias in node.names if alias.name == "modules"]
+    return lines
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_reaches_another_through_sys_modules(path: Path) -> None:
+    lines = _module_table_reaches(path.read_text(encoding="utf-8"), str(path))
+    assert lines == [], f"{path.relative_to(ROOT)} reads sys.modules at line(s) {lines}: import what it needs"
+
+
+def test_the_sys_modules_check_sees_both_spellings() -> None:
+    source = "import sys\nfrom sys import modules\n\ndef f():\n    return sys.modules['x'].ENGINE\n"
+    assert _module_table_reaches(source, "probe") == [2, 5]
+    assert _module_table_reaches("import sys\nsys.argv\n", "probe") == []
 
 
 def test_every_data_file_of_the_package_ships() -> None:

@@ -57,7 +57,7 @@ def test_blg_name_table_with_a_superscript_digit_is_no_traceback(
     tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _blg_with_superscript_two(tmp_path)
-    monkeypatch.setattr(blg, "ENGINE", engine)
+    monkeypatch.setattr(blg.decoding, "ENGINE", engine)
     try:
         log = blg.read_blg(path)
     except InputError:

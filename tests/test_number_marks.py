@@ -47,7 +47,7 @@ def _errors(path: Path) -> tuple[set[tuple[int, str]], int, str]:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("thousands", [".", "\u202f", ""], ids=["dot", "thin", "none"])
+@pytest.mark.parametrize("thousands", [".", "\u202f", " ", ""], ids=["dot", "thin", "space", "none"])
 def test_a_decimal_comma_copy_reads_as_the_original(tmp_path: Path, seed: str, thousands: str) -> None:
     text = (DATA / seed).read_text(encoding="utf-8")
     converted = decimal_comma(text, thousands)

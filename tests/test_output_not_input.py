@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from esrp_report.cli.main import app
-from esrp_report.ingest.safe_files import refuse_overwriting
+from esrp_report.files.safe import refuse_overwriting
 from esrp_report.model.errors import InputError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -23,7 +23,7 @@ from typer.testing import CliRunner, Result
 
 from esrp_report.analysis.rules import load_rules
 from esrp_report.cli.main import app
-from esrp_report.ingest.safe_files import Tree, identity_problem, read_regular_file
+from esrp_report.files.safe import Tree, identity_problem, read_regular_file
 from esrp_report.model.errors import RulesError, UnsafeInputError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -167,6 +167,7 @@ def test_loading_again_gives_the_same_data() -> None:
     loaded = V.load()
     assert loaded["summary_metrics"] == V.SUMMARY_METRICS and loaded["facts"] == V.FACTS
     assert loaded["standard_columns"] == V.STANDARD_COLUMNS
+    assert loaded["instance_table_order"] == V.INSTANCE_TABLE_ORDER
 
 
 # --- every spelling is matched to its own key -------------------------------------------------
@@ -272,6 +273,18 @@ def test_a_copy_of_the_files_loads(copy: Path) -> None:
             "recovery = [",
             "soft_recovery = [",
             r"reports\.toml, key standard_columns: unknown key\(s\) soft_recovery",
+        ),
+        (
+            "reports.toml",
+            'backup = ["total"]',
+            'backup = ["totals"]',
+            r"reports\.toml, key instance_table_order\.backup: unknown table\(s\) totals",
+        ),
+        (
+            "reports.toml",
+            'recovery = ["transactional", "background_maintenance", "total"]',
+            'recovery = ["transactional", "total", "total"]',
+            r"reports\.toml, key instance_table_order\.recovery: names a table twice",
         ),
     ],
 )

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from esrp_report.files.safe import Tree, refuse_overwriting
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.safe_files import Tree, refuse_overwriting
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 
@@ -250,7 +250,7 @@ def build(
 
     ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores).
     ``allow_linked_files``: the manifest's files may be hard links or on another device (the
-    person running the build vouches for them; see ingest/safe_files.py)."""
+    person running the build vouches for them; see files/safe.py)."""
     from esrp_report.analysis.sizing import sized_manifest
     from esrp_report.ingest.config.manifest import read_manifest
 

@@ -46,10 +46,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from esrp_report.app import evidence
+from esrp_report.files.safe import refuse_overwriting
 from esrp_report.ingest import formats
 from esrp_report.ingest.guards import printable, require_regular_file
 from esrp_report.ingest.perfmon import blg, counter_csv
-from esrp_report.ingest.safe_files import refuse_overwriting
 from esrp_report.model import Problem
 from esrp_report.model.errors import InputError
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from esrp_report.analysis.stated import exchange_and_esrp, server_evidence
 from esrp_report.app import evidence
 from esrp_report.model import PLACEHOLDER, Run, TestKind
+from esrp_report.model.sections import INIT_SECTION_KEYS
 from esrp_report.model.server_facts import fact_specs
 
 __all__ = ["exchange_and_esrp", "init_manifest"]
@@ -209,14 +210,6 @@ def init_manifest(results: list[Path], manifest_path: Path) -> str:
         for k in ("Storage connectivity", "Storage model and firmware", "Storage cache", "Host server type")
     ]
     lines += ["]", "", "[sections]"]
-    for key in (
-        "overview",
-        "disclaimer",
-        "solution_description",
-        "customer_profile",
-        "best_practices",
-        "conclusion",
-        "contact",
-    ):
+    for key in INIT_SECTION_KEYS:
         lines.append(f"{key} = {_toml(todo + key.replace('_', ' '))}")
     return "\n".join(lines) + "\n"

@@ -15,7 +15,7 @@ This module only runs the relation groups in order; where each part lives:
 - ``context.py``: what every group is handed (``Context``: the document, the rules, the result
   being filled, each server's column, the appendix's runs);
 - ``relations/``: the relations by kind of table: ``servers``, ``aggregate``, ``backup``,
-  ``config``, ``appendix``, ``trends``, ``formulas``;
+  ``config``, ``appendix``, ``trends``, ``sizing``, ``formulas``;
 - ``status.py``: what the verdict rests on (structures recognised, results read).
 """
 
@@ -28,7 +28,18 @@ from esrp_report.audit.context import Context, build_context
 from esrp_report.audit.coverage import coverage, guards
 from esrp_report.audit.findings import merged, ordered
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT, summed_half
-from esrp_report.audit.relations import aggregate, appendix, backup, config, formulas, prose, servers, trends
+from esrp_report.audit.promises import missing_promises
+from esrp_report.audit.relations import (
+    aggregate,
+    appendix,
+    backup,
+    config,
+    formulas,
+    prose,
+    servers,
+    sizing,
+    trends,
+)
 from esrp_report.audit.result import AuditResult, RecomputedRow
 from esrp_report.audit.status import recognised, results_read
 from esrp_report.model import PublishedDocument, TestKind
@@ -74,6 +85,7 @@ def audit(doc: PublishedDocument, rules: list[Rule]) -> AuditResult:
     blame(ctx.evaluated)
     result.guards = guards(ctx.evaluated)
     result.coverage = coverage(doc, result.guards)
+    result.coverage.missing = missing_promises(doc, result.coverage.numbers)
     result.results_read = results_read(ctx)
     result.findings = ordered(merged(result.findings))
     return result
@@ -90,16 +102,19 @@ def _relations(ctx: Context) -> None:
             servers.against_appendix(ctx, test, columns)
             servers.against_targets(ctx, test)
             aggregate.against_servers(ctx, test, columns)
+        servers.printed_targets(ctx, test)
     backup.summaries(ctx)
     config.facts(ctx)
     config.tested(ctx)
     prose.users_across_servers(ctx)
+    prose.restated(ctx)
     for report in ctx.doc.reports:
         if report.run is not None:
             for relations in _REPORT_RELATIONS:
                 relations(ctx, report.run, report)
     trends.percentages(ctx)
     trends.series(ctx)
+    sizing.products(ctx)
     formulas.worked_formulas(ctx)
     if not (ctx.columns[TestKind.PERFORMANCE] or ctx.doc.trend_tables or ctx.doc.formulas or ctx.runs):
         ctx.add(NOTE, "read", "nothing checkable was found in this document")

@@ -20,7 +20,7 @@ from collections import defaultdict
 from esrp_report.audit.context import Evaluated
 from esrp_report.audit.result import CellKey, cell_key
 from esrp_report.model import DocNumber
-from esrp_report.model.findings import ERROR
+from esrp_report.model.findings import ERROR, WARNING
 
 
 def blame(evaluated: list[Evaluated]) -> None:
@@ -38,7 +38,12 @@ def blame(evaluated: list[Evaluated]) -> None:
                 key = cell_key(number)
                 if coefficient and key in suspected:
                     held_guard[key] = min(held_guard[key], record.slack / abs(coefficient))
-    for record in failed:
+    # A relation that misses by more than the usual rounding but less than its worst case is a
+    # warning, not proof; it still hints which cell an error elsewhere should be placed at.
+    improbable = [
+        r for r in evaluated if r.excess > 0 and r.findings and all(f.severity == WARNING for f in r.findings)
+    ]
+    for record in failed + improbable:
         for number, coefficient in record.cells:
             mends[cell_key(number)].append(record.shift(number, coefficient))
     for record in failed:

@@ -7,22 +7,35 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from esrp_report.analysis.intervals import Iv
 from esrp_report.analysis.rules import Rule
-from esrp_report.audit.findings import fmt, relative
+from esrp_report.audit.findings import fmt, relative, weighed
 from esrp_report.audit.intervals import INSTANCE_HALF_UNIT
 from esrp_report.audit.result import AuditResult, CellKey, cell_key
-from esrp_report.model import DocLine, DocNumber, PublishedDocument, PublishedReport, Run, TestKind
+from esrp_report.model import (
+    DocLine,
+    DocNumber,
+    PublishedDocument,
+    PublishedReport,
+    Run,
+    TestKind,
+    is_unnamed_server,
+)
 from esrp_report.model.findings import ERROR, NOTE, WARNING, Finding
 
 # A figure a relation is worked out from: a printed number (a sum's term, coefficient 1) or a
 # number with the coefficient it has in the relation (1/n for a mean of n; 0 when the relation
 # only bounds it on one side, so that no change of it is sure to break the relation).
 Term = DocNumber | tuple[DocNumber | None, float] | None
+# The changes of one cell that make a relation hold, given how far its subject is from what it
+# should be (``Evaluated.offset``) and the tolerance: for a cell the relation is not linear in
+# (a quotient's denominator), where a slope at the printed figures is wrong by as much as the
+# slip is large.
+Mend = Callable[[float, float], tuple[float, float]]
 
 
 @dataclass(slots=True)
@@ -41,9 +54,13 @@ class Evaluated:
     tolerance: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     blamed: bool = False
+    exact: dict[CellKey, Mend] = field(default_factory=dict)  # cells a slope does not mend
 
     def shift(self, number: DocNumber, coefficient: float) -> tuple[float, float]:
         """The changes of one of its cells that would make the relation hold."""
+        mend = self.exact.get(cell_key(number))
+        if mend is not None:
+            return mend(self.offset, self.tolerance)
         if number is self.subject:
             return (-self.offset - self.tolerance, -self.offset + self.tolerance)
         if not coefficient:
@@ -179,6 +196,14 @@ class Context:
                 f"{named} already disagree(s) with their own relations: no expected value is "
                 "worked from them"
             )
+        else:
+            # The size decides how a reader takes it: a slip of a digit is many times what the
+            # printed rounding allows, a near miss a fraction more.
+            miss = abs(printed.value - expected.mid)
+            allowed = (expected.hi - expected.lo) / 2 + printed.half_unit
+            message += "; " + weighed(
+                miss, allowed, "", why="the printed rounding allows", decimals=max(printed.decimals, 0)
+            )
         if worst is not None and mine.meets(worst):
             severity = WARNING
             usual = (expected.hi - expected.lo) / 2 + printed.half_unit
@@ -285,6 +310,8 @@ def heads(ctx: Context, run: Run, column: str) -> bool:
 def run_for(ctx: Context, test: TestKind, col: Column) -> Run | None:
     """The appendix report of a server's column: by machine name, else the only report whose achieved
     IOPS matches that column alone."""
+    if is_unnamed_server(col.name):
+        return None  # whose report it is would be a guess: only server-free relations check it
     candidates = [r for r in ctx.runs if r.kind is test]
     name = col.name.casefold()
     for run in candidates:

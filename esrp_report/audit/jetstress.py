@@ -57,3 +57,11 @@ def number(section: str, key: str) -> float:
     if not isinstance(value, int | float):
         raise ValueError(f"jetstress.toml [{section}] {key}: not a number")
     return float(value)
+
+
+def text(section: str, key: str) -> str:
+    """One string of the file (``[checksum] start``)."""
+    value = settings()[section][key]
+    if not isinstance(value, str):
+        raise ValueError(f"jetstress.toml [{section}] {key}: not a string")
+    return value

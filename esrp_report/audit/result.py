@@ -63,6 +63,17 @@ class UnreadBlock:
 
 
 @dataclass
+class Missing:
+    """What the document promises and does not hold (audit/promises.py): the sections its
+    contents list that never come, the tables it refers to that are never captioned; with the
+    line that promised them and the result figures they are estimated to have held."""
+
+    what: str
+    line: int
+    numbers: int
+
+
+@dataclass
 class Coverage:
     """What of the document the relations rest on: each table read, and each block not read."""
 
@@ -73,6 +84,8 @@ class Coverage:
     more_unread_numbers: int = 0
     # Figures on the lines of the tables read that no cell of them took (a wrapped row).
     lost_in_tables: int = 0
+    # What the document promises and does not hold: a truncated text (audit/promises.py).
+    missing: list[Missing] = field(default_factory=list)
 
     @property
     def numbers(self) -> int:
@@ -82,7 +95,7 @@ class Coverage:
     def unread_numbers(self) -> int:
         """Result figures in blocks of table rows that no reader took (audit/coverage.py)."""
         in_blocks = sum(b.numbers for b in self.unread if b.results) + self.more_unread_numbers
-        return in_blocks + self.lost_in_tables
+        return in_blocks + self.lost_in_tables + sum(m.numbers for m in self.missing)
 
     @property
     def read_share(self) -> float | None:
@@ -150,9 +163,11 @@ class AuditResult:
     @property
     def partly_read(self) -> bool:
         """Results were read, but less of the document's table figures than a verdict needs
-        (``coverage.toml``): what was found is printed, and the exit status says "partly read"."""
+        (``coverage.toml``), or the document does not hold what it promises (a truncated text):
+        what was found is printed, and the exit status says "partly read"."""
         share = self.coverage.read_share if self.coverage else None
-        return not self.nothing_checked and share is not None and share < min_read_share()
+        missing = bool(self.coverage and self.coverage.missing)
+        return not self.nothing_checked and (missing or (share is not None and share < min_read_share()))
 
     @property
     def status(self) -> str:
@@ -164,12 +179,15 @@ class AuditResult:
     def partly_read_message(self) -> str:
         """The exit-2 line of a document read in part: how much, and which figures were not read."""
         cover = self.coverage
-        assert cover is not None and cover.read_share is not None
+        assert cover is not None
         total = cover.numbers + cover.unread_numbers
+        share = f"{cover.read_share:.0%}" if cover.read_share is not None else "none"
+        promised = "".join(f". Missing, though the document promises it: {m.what}" for m in cover.missing)
         return (
             f"partly read: {cover.numbers:,} of {total:,} result figures in {self.source} "
-            f"({cover.read_share:.0%}; a verdict needs {min_read_share():.0%})"
-            f"{self._unread_summary()}"
+            f"({share}; a verdict needs {min_read_share():.0%}"
+            f"{' and all the document promises' if cover.missing else ''})"
+            f"{promised}{self._unread_summary()}"
         )
 
     def nothing_checked_message(self) -> str:

@@ -440,6 +440,8 @@ def _print_coverage(result: AuditResult) -> None:
         if blocks > _UNREAD_SHOWN:
             listed = "the first 1,000" if cover.more_unread_blocks else "every one"
             console.print(f"  ... and {blocks - _UNREAD_SHOWN:,} more (--json lists {listed})")
+    for missing in cover.missing:  # what the document promises and does not hold (truncated)
+        console.print(styled((f"Missing, though promised at line {missing.line}: {missing.what}", "yellow")))
 
 
 @app.command()

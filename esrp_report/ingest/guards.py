@@ -20,7 +20,7 @@ import re
 import stat
 from pathlib import Path
 
-from esrp_report.ingest.safe_files import kind_of
+from esrp_report.files.safe import kind_of
 from esrp_report.model.errors import InputError
 
 _ASCII_DIGITS = re.compile(r"[0-9]+")

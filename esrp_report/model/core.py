@@ -65,6 +65,18 @@ class TableKind(StrEnum):
     TOTAL = "total"
 
 
+# The titles Jetstress prints over its per-instance tables: one home for the reader that names a
+# table by them, the appendix and the synthetic report writer that print them, the audit that cites them.
+TABLE_TITLES: dict[TableKind, str] = {
+    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
+    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
+    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
+    TableKind.TOTAL: "Total I/O Performance",
+}
+# The title of the host counters' table (no TableKind: its rows are counters, not instances).
+HOST_TABLE_TITLE = "Host System Performance"
+
+
 # Canonical per-instance metric keys. Latencies are milliseconds, sizes bytes, rates per second.
 DB_READ_LATENCY = "db_reads_avg_latency_ms"
 DB_WRITE_LATENCY = "db_writes_avg_latency_ms"
@@ -547,17 +559,6 @@ class Solution:
 
 # --- The solution manifest: what the vendor states about a tested design (issue "Documents") ---
 
-SECTION_KEYS = (
-    "overview",
-    "disclaimer",
-    "features",
-    "solution_description",
-    "customer_profile",
-    "best_practices",
-    "backup_strategy",
-    "conclusion",
-    "contact",
-)
 PLACEHOLDER = "TODO(vendor)"  # marks text `esrp-report init` leaves for the vendor to write
 
 
@@ -635,25 +636,6 @@ class Branding:
     page_size: str = "A4"  # "A4" | "Letter"
 
 
-# Where a vendor's own section may be placed (``after``) besides after another vendor section:
-# the slot of each fixed part of the document, in document order. "contents" is just after the
-# table of contents; the nine Markdown keys keep their slot whether or not they are filled.
-SECTION_SLOTS = (
-    "contents",
-    "overview",
-    "disclaimer",
-    "features",
-    "solution_description",
-    "customer_profile",
-    "tested_deployment",
-    "best_practices",
-    "backup_strategy",
-    "results",
-    "conclusion",
-    "contact",
-)
-
-
 @dataclass(frozen=True)
 class VendorFigure:
     """An image the vendor puts in the document (an architecture diagram, a photo), read and
@@ -715,7 +697,7 @@ class Manifest:
     # for every server (the default).
     appendix_servers: list[str] | None = None
     # ``build --allow-linked-files``: the manifest's files may be hard links or on another device
-    # (ingest/safe_files.py). Never read from the manifest itself: its author is the one judged.
+    # (files/safe.py). Never read from the manifest itself: its author is the one judged.
     linked_files_allowed: bool = False
 
 
@@ -808,13 +790,24 @@ class SummaryRow:
     target: DocNumber | None = None
 
 
+# The column of a per-server table that names no server in a document of several: read, checked by
+# the relations that need no server, and matched to no appendix report. Its column is this and the
+# table's first line ("unnamed server at line 262"), so two such tables stay two servers.
+UNNAMED_SERVER = "unnamed server"
+
+
+def is_unnamed_server(column: str) -> bool:
+    """Is this per-server column one whose server the document does not name?"""
+    return column.startswith(UNNAMED_SERVER)
+
+
 @dataclass
 class SummaryTable:
     """A published summary table (server, aggregate, backup or replay) of one test type, with its rows."""
 
     kind: str  # "server", "aggregate", "backup" or "replay"
     test: TestKind
-    columns: list[str]  # "Server 4", "Host 3650-4", "all servers"
+    columns: list[str]  # "Server 4", "Host 3650-4", "JS16", "all servers", "unnamed server at line N"
     first_line: int
     has_target: bool = False
     rows: list[SummaryRow] = field(default_factory=list)
@@ -863,6 +856,41 @@ class ProseUsers:
 
 
 @dataclass(frozen=True)
+class ProseFact:
+    """A sentence's figure that restates a fact of the tables (``fact``: its key), e.g. "100,000
+    users" of "supporting 100,000 users"; ``unit`` as printed ("GB"), empty for a count."""
+
+    fact: str
+    figure: DocNumber
+    unit: str
+    line: int
+    sentence: str
+
+
+@dataclass(frozen=True)
+class StatedProduct:
+    """A figure a sizing table states as a product of others printed beside it (``kind``): IOPS
+    planned = users x IOPS per user, a cache = users x cache per user, raw capacity = drives x
+    drive size, a RAID capacity = data drives x drive size.
+
+    ``counts``: the exact factors (users, drives: counts; a drive's size: a nominal size, not a
+    rounded measure). ``rate``: the factor the results of one ``group`` share, printed once and
+    rounded (0.18 IOPS per mailbox), or None when it is not printed (a RAID set's data drives:
+    ``whole``, a whole number). ``scale`` converts the factors' units to the result's (6 MB x
+    5,000 users is 30 GB: 0.001)."""
+
+    kind: str  # "iops_per_user", "cache_per_user", "raw_capacity", "raid_capacity"
+    what: str  # as a finding names it
+    table: str
+    result: DocNumber
+    counts: tuple[DocNumber, ...]
+    rate: DocNumber | None = None
+    scale: float = 1.0
+    group: str = ""
+    whole: bool = False
+
+
+@dataclass(frozen=True)
 class SeriesUsers:
     """The user counts a table gives one test series ("#1: 5,000 / 7,500 / 10,000 users")."""
 
@@ -903,6 +931,8 @@ class PublishedDocument:
     formulas: list[Formula] = field(default_factory=list)
     series: list[SeriesUsers] = field(default_factory=list)
     prose_users: list[ProseUsers] = field(default_factory=list)
+    products: list[StatedProduct] = field(default_factory=list)
+    prose_facts: list[ProseFact] = field(default_factory=list)
     unread_summary_rows: int = 0  # summary rows whose columns could not be told apart
     reports: list[PublishedReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

@@ -17,7 +17,6 @@ from esrp_report.model.numbers import fmt_number
 from esrp_report.render.document import RunView
 from esrp_report.render.jetstress_text import (
     TABLE_COLUMNS,
-    TABLE_TITLES,
     duration,
     figure_name,
     table_name,
@@ -138,7 +137,7 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
         headings = ("MSExchange Database ==> Instances", *(h for h, _ in columns))
         tables.append(
             AppendixTable(
-                TABLE_TITLES[kind],
+                m.TABLE_TITLES[kind],
                 headings,
                 (False,) + (True,) * len(columns),
                 tuple(rows),

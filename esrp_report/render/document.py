@@ -18,7 +18,7 @@ from esrp_report.analysis.assess import RunAssessment, ServerAssessment, Solutio
 from esrp_report.analysis.compare import Disagreement
 from esrp_report.analysis.rules import Rule, RuleResult, Status, find_rule
 from esrp_report.analysis.stated import Difference, differences
-from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, TestKind
+from esrp_report.model import PLACEHOLDER, Generation, Manifest, Problem, Run, TestKind
 from esrp_report.model.data import package_toml
 from esrp_report.model.errors import RulesError
 from esrp_report.model.numbers import fmt_number
@@ -230,9 +230,22 @@ class Document:
         return len(self.appendix_views) < len(self.servers)
 
 
-def _limit_text(rule: Rule | None, kind: TestKind) -> str:
+def _limit_text(rule: Rule | None, kind: TestKind, generations: list[Generation]) -> str:
     # The criterion prints its own limit: its operator and its threshold to the last digit stated.
-    return rule.limit_text(kind, unit="msec") if rule is not None else "N/A"
+    # Columns of different Jetstress generations may stand under different limits: each is named.
+    if rule is None:
+        return "N/A"
+    texts = {g: rule.limit_text(kind, g, unit="msec") for g in dict.fromkeys(generations)}
+    if len(set(texts.values())) <= 1:
+        return next(iter(texts.values()), rule.limit_text(kind, unit="msec"))
+    return "; ".join(f"{text} (Jetstress {g.value})" for g, text in texts.items())
+
+
+def _generation(server: ServerAssessment, kind: TestKind) -> Generation:
+    """The Jetstress generation of a server's runs of one test type, the one its verdict's limits
+    were taken for; UNKNOWN (the test type's own limit) when its runs are of several or none."""
+    found = {r.run.generation for r in server.runs if r.run.kind is kind}
+    return found.pop() if len(found) == 1 else Generation.UNKNOWN
 
 
 def _failure(result: RuleResult, label: str, conv: Convention) -> Failure:
@@ -257,8 +270,11 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
     target_text: str,
     rules: list[Rule],
     kind: TestKind,
+    generations: list[Generation],
     conv: Convention,
 ) -> list[Row]:
+    """The rows of one IO table; ``generations`` holds each column's Jetstress generation, so a
+    cell is marked against the limit its own verdict used."""
     lab = conv.labels
     read_rule = find_rule(rules, "db-read-latency-avg")
     log_rule = find_rule(rules, "log-write-latency-avg")
@@ -271,9 +287,9 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
         return None if rule.holds(value, limit) else Status.FAIL
 
     def cells(attr: str, decimals: int, rule: Rule | None = None) -> list[Cell]:
-        limit = rule.limit(kind) if rule is not None else None
         out = []
-        for f in figures:
+        for f, generation in zip(figures, generations, strict=True):
+            limit = rule.limit(kind, generation) if rule is not None else None
             value = getattr(f, attr) if f is not None else None
             out.append(Cell(value, decimals, conv.thousands, marked(rule, value, limit)))
         return out
@@ -295,13 +311,17 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
         first,
         Row(lab["reads"], "N/A", cells("reads", io)),
         Row(lab["writes"], "N/A", cells("writes", io)),
-        Row(lab["read_latency"], _limit_text(read_rule, kind), cells("read_latency_ms", lat, read_rule)),
+        Row(
+            lab["read_latency"],
+            _limit_text(read_rule, kind, generations),
+            cells("read_latency_ms", lat, read_rule),
+        ),
         Row(lab["write_latency"], "N/A", cells("write_latency_ms", lat)),
         Row(lab["log_io"], "", [], heading=True),
         Row(lab["log_writes"], "N/A", cells("log_writes", io)),
         Row(
             lab["log_write_latency"],
-            _limit_text(log_rule, kind),
+            _limit_text(log_rule, kind, generations),
             cells("log_write_latency_ms", lat, log_rule),
         ),
     ]
@@ -333,6 +353,7 @@ def _per_server_tables(
             target_text,
             rules,
             kind,
+            [_generation(s, kind) for _, s in group],
             conv,
         )
         labels = [label for label, _ in group]
@@ -348,14 +369,25 @@ def _per_server_tables(
 
 
 def _aggregate_table(
-    a: agg.AggregateSummary, rules: list[Rule], conv: Convention, count: int
+    a: agg.AggregateSummary, rules: list[Rule], conv: Convention, servers: list[ServerAssessment]
 ) -> SummaryTable | None:
     figures = a.conventions.get(conv.summary)
     if figures is None:
         return None
     target_text = fmt_target(a.target_iops, conv) if a.target_iops else "N/A"
+    # One column for all servers: their common generation's limit, else the test type's own.
+    found = {_generation(s, TestKind.PERFORMANCE) for s in servers}
+    generation = found.pop() if len(found) == 1 else Generation.UNKNOWN
+    count = len(servers)
     rows = _io_rows(
-        [figures], [a.achieved_iops], [a.target_iops], target_text, rules, TestKind.PERFORMANCE, conv
+        [figures],
+        [a.achieved_iops],
+        [a.target_iops],
+        target_text,
+        rules,
+        TestKind.PERFORMANCE,
+        [generation],
+        conv,
     )
     return SummaryTable(
         "Aggregate performance across all servers",
@@ -667,7 +699,9 @@ def build_document(
         verdict_reason=assessment.reason,
         profile_rows=_profile_rows(manifest, assessment, conv, problems),
         performance_tables=_per_server_tables(TestKind.PERFORMANCE, servers, rules, conv),
-        aggregate_table=_aggregate_table(performance, rules, conv, len(servers)) if performance else None,
+        aggregate_table=_aggregate_table(performance, rules, conv, [s for _, s in servers])
+        if performance
+        else None,
         stress_tables=_per_server_tables(TestKind.STRESS, servers, rules, conv),
         backup_table=backup_table,
         recovery_tables=recovery_tables,

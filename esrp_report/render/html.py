@@ -29,8 +29,7 @@ from esrp_report import __version__
 from esrp_report import model as m
 from esrp_report.analysis import metrics
 from esrp_report.analysis.rules import Status, find_rule
-from esrp_report.ingest.config.images import ImageError, read_image
-from esrp_report.ingest.safe_files import (
+from esrp_report.files.safe import (
     Tree,
     is_plain_name,
     kind_problem,
@@ -38,8 +37,10 @@ from esrp_report.ingest.safe_files import (
     read_regular_file,
     relative_parts,
 )
+from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.model.numbers import fmt_number
+from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_SLOTS
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
@@ -221,7 +222,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 def environment(override: Path | None, name: str, tree: Tree | None = None) -> BoundedSandbox:
     """A sandboxed Jinja2 environment for the named template folder (the override folder searched first), with
     the project's filters. ``tree`` is the manifest's folder, whose templates are judged by what
-    they are (safe_files.identity_problem). Raises TemplateError for a name that is no plain folder
+    they are (files.safe.identity_problem). Raises TemplateError for a name that is no plain folder
     name, a missing template folder or an override that is no folder."""
     # A plain name, or ``TEMPLATES / "/"`` would be the root folder and every file on the machine
     # a template.
@@ -281,25 +282,7 @@ def css_string(text: str) -> str:
     return "".join(c if c.isalnum() or c in " .,:;·-_()/&+#'" else " " for c in text)
 
 
-APPENDIX_TITLE = "Appendix A: Test reports"
-PROSE = (
-    ("overview", "Overview", "overview"),
-    ("disclaimer", "Disclaimer", "disclaimer"),
-    ("features", "Features", "features"),
-    ("solution_description", "Solution description", "solution-description"),
-    ("customer_profile", "Targeted customer profile", "customer-profile"),
-    (None, "Tested deployment", "tested-deployment"),
-    ("best_practices", "Best practices", "best-practices"),
-    ("backup_strategy", "Backup strategy", "backup-strategy"),
-    (None, "Test results summary", "results"),
-    ("conclusion", "Conclusion", "conclusion"),
-    ("contact", "Contact information", "contact"),
-    (None, APPENDIX_TITLE, "appendix"),
-)
-
-
-# The slot of each entry of PROSE, where vendor sections placed ``after`` it go (m.SECTION_SLOTS).
-_SLOT_OF_ANCHOR = {"tested-deployment": "tested_deployment", "results": "results"}
+APPENDIX_TITLE = PARTS_BY_KEY["appendix"].title
 
 
 def vendor_sections_after(manifest: m.Manifest) -> dict[str, list[m.VendorSection]]:
@@ -316,7 +299,7 @@ def vendor_sections_after(manifest: m.Manifest) -> dict[str, list[m.VendorSectio
             out += [child, *subtree(child.key)]
         return out
 
-    return {slot: subtree(slot) for slot in m.SECTION_SLOTS if slot in children}
+    return {slot: subtree(slot) for slot in SECTION_SLOTS if slot in children}
 
 
 def figures_in(manifest: m.Manifest) -> dict[str, list[m.VendorFigure]]:
@@ -334,17 +317,13 @@ def table_of_contents(doc: Document) -> list[tuple[str | None, str, str]]:
     entries: list[tuple[str | None, str, str]] = [
         (s.key, s.title, section_anchor(s)) for s in after.get("contents", [])
     ]
-    for key, title, anchor in PROSE:
-        if key is not None and key not in doc.manifest.sections:
-            slot: str | None = key  # an empty slot still holds what is placed after it
-        else:
-            if key is None and anchor == "appendix":
-                break
-            entries.append((key, title, anchor))
-            slot = key if key is not None else _SLOT_OF_ANCHOR.get(anchor)
-        if slot is not None:
-            entries += [(s.key, s.title, section_anchor(s)) for s in after.get(slot, [])]
-    entries.append(PROSE[-1])
+    for part in DOCUMENT_PARTS:
+        # A Markdown part the manifest leaves empty is not printed, but its slot still holds
+        # what is placed after it.
+        if not part.markdown or part.key in doc.manifest.sections:
+            entries.append((part.key if part.markdown else None, part.title, part.anchor))
+        if part.slot:
+            entries += [(s.key, s.title, section_anchor(s)) for s in after.get(part.key, [])]
     return entries
 
 
@@ -635,6 +614,7 @@ def _fill(
         figure_source=figure_source,
         metadata=document_metadata(doc.manifest.document),
         appendix_title=APPENDIX_TITLE,
+        parts=PARTS_BY_KEY,
         caption_lists_marker=Markup(CAPTION_LISTS_MARKER),
         toc_slot_prefix=TOC_SLOT_PREFIX,
         footer_text=" · ".join(

@@ -1,8 +1,9 @@
 """How Jetstress writes values and table titles in its HTML reports.
 
 The appendix of a document reproduces the reports' tables, so the renderer needs the same column
-headers, titles, time stamps and durations as the reports themselves; the synthetic report writer
-(``esrp_synth.jetstress_html``) imports them from here so that both agree.
+headers, time stamps and durations as the reports themselves; the synthetic report writer
+(``esrp_synth.jetstress_html``) imports them from here so that both agree. The table titles are
+the model's (``model.TABLE_TITLES``), which the report reader matches too.
 """
 
 from __future__ import annotations
@@ -41,12 +42,6 @@ TABLE_COLUMNS = {
     TableKind.LOG_REPLICATION: REPLICATION_COLUMNS,
     TableKind.TOTAL: WIDE_COLUMNS,
 }
-TABLE_TITLES = {
-    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
-    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
-    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
-    TableKind.TOTAL: "Total I/O Performance",
-}
 
 # A figure's name in readers' words: the report's own column header, by canonical key.
 FIGURE_NAMES = {
@@ -65,9 +60,9 @@ def figure_name(key: str) -> str:
 def table_name(key: str) -> str:
     """A table key ("total", "host") as the report's title ("Total I/O Performance")."""
     if key == HOST_TABLE:
-        return "Host System Performance"
+        return m.HOST_TABLE_TITLE
     try:
-        return TABLE_TITLES[TableKind(key)]
+        return m.TABLE_TITLES[TableKind(key)]
     except ValueError:
         return key.replace("_", " ").capitalize()
 

@@ -268,4 +268,6 @@ def _coverage(result: AuditResult) -> dict[str, Any] | None:
         "unread_blocks": [asdict(b) for b in coverage.unread],
         "more_unread_blocks": coverage.more_unread_blocks,  # past the first 1,000: counted only
         "more_unread_numbers": coverage.more_unread_numbers,
+        # What the document promises and does not hold (a truncated text): never a verdict.
+        "missing": [asdict(m) for m in coverage.missing],
     }

@@ -5,7 +5,7 @@ template or a manifest might name (``file:///etc/passwd``, ``http://...``) is re
 recorded, never read. A ``file:`` URL is read by the fetcher itself, not by urllib: the path is
 resolved and must be a regular file inside an allowed folder (a link out, a folder, a FIFO that
 would block the layout forever, a device: refused unopened), and a file of the manifest's folder
-must be that folder's own (one hard link, the folder's device: safe_files.identity_problem). This
+must be that folder's own (one hard link, the folder's device: files.safe.identity_problem). This
 is where every resource of the PDF passes, attachments (``<a rel=attachment>``) included.
 
 An image WeasyPrint cannot load or draw is logged by it and left out of the page; that log is
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from esrp_report.ingest.safe_files import Tree, read_regular_file
+from esrp_report.files.safe import Tree, read_regular_file
 from esrp_report.model.errors import InputError
 from esrp_report.render.slots import TOC_SLOT_PREFIX, fill_charts
 

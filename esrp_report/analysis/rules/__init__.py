@@ -19,7 +19,7 @@ from typing import Any
 
 from esrp_report import model as m
 from esrp_report.analysis.compare import instance_key
-from esrp_report.ingest.safe_files import Tree, read_regular_file
+from esrp_report.files.safe import Tree, read_regular_file
 from esrp_report.model import Generation, Run, TableKind, TestKind
 from esrp_report.model.errors import InputError, RulesError
 

@@ -23,6 +23,7 @@ from esrp_report.model import (  # bound once: ``m.X`` goes through model's lazy
     DB_READS,
     DB_WRITES,
     LOG_WRITE_LATENCY,
+    TABLE_TITLES,
     DocNumber,
     Run,
     TableKind,
@@ -123,7 +124,7 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
                     (row.instance, printed, expected.mid, cell.line if cell else None)
                 )
     for key, rows in failures.items():
-        source = _TABLE_TITLES[origin.get(key, TableKind.TRANSACTIONAL)]
+        source = TABLE_TITLES[origin.get(key, TableKind.TRANSACTIONAL)]
         formula = "transactional + maintenance reads" if key == DB_READS else f"the {source} table's value"
         finding = ctx.add(
             ERROR,
@@ -143,14 +144,6 @@ def total_table(ctx: Context, run: Run, report: m.PublishedReport) -> None:
         )
         for record in records[key]:
             record.findings.append(finding)
-
-
-_TABLE_TITLES = {
-    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
-    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
-    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
-    TableKind.TOTAL: "Total I/O Performance",
-}
 
 
 def read_size(ctx: Context, run: Run, report: m.PublishedReport) -> None:

@@ -252,15 +252,11 @@ def _ratio(
     numerator's unit ``power`` steps of a thousand above the denominator's: where the units differ,
     either a thousand or 1,024 a step holds (documents use both), and the closer is reported."""
     number, power = numerator
-    # Each term's coefficient: how much the printed figure moves per unit of the term.
-    terms: list[tuple[DocNumber | None, float]] = [(number, printed.value / (number.value or 1.0))]
     value = Iv.of(number)
     if factor is not None:
         value = value * Iv.of(factor, 0.0)  # a count is exact
-        terms.append((factor, printed.value / (factor.value or 1.0)))
     if denominator is not None:
         value = value / Iv.of(denominator)
-        terms.append((denominator, -printed.value / (denominator.value or 1.0)))
         value = value.scale(100.0)  # a share, printed as a percentage
     bases = (1000.0, 1024.0) if power else (1000.0,)
     options = [value.scale(base**power) for base in bases]
@@ -268,6 +264,17 @@ def _ratio(
     chosen = next(
         (o for o in options if mine.meets(o)), min(options, key=lambda o: abs(o.mid - printed.value))
     )
+    # Each term's coefficient: how much what the printed figure should be moves per unit of the
+    # term, at the terms as printed (a product is linear in each factor: exact; a quotient in its
+    # denominator only near it). Taken at what the terms give, not at the printed figure: where
+    # the relation fails, the printed figure is no point on it, and a slip of 7 disks printed as 1
+    # is a change of 6 disks only at the product's own slope.
+    expected = chosen.mid
+    terms: list[tuple[DocNumber | None, float]] = [(number, expected / (number.value or 1.0))]
+    if factor is not None:
+        terms.append((factor, expected / (factor.value or 1.0)))
+    if denominator is not None:
+        terms.append((denominator, -expected / (denominator.value or 1.0)))
     ctx.relation(
         check,
         printed,

@@ -2,7 +2,7 @@
 
 An image comes from whoever wrote the manifest. It is read only from inside the manifest's
 folder (no absolute path, no ``..``, no symbolic link out, regular files only; see
-ingest/safe_files.py), its kind is judged from its bytes (the file name's extension must agree),
+files/safe.py), its kind is judged from its bytes (the file name's extension must agree),
 and it must stay within size limits: bytes for every kind, pixel dimensions for PNG and JPEG,
 read from the file's header without decoding it (a small file can declare a huge image that
 would take gigabytes to decode). An SVG is parsed as XML without DTDs or entities and refused,
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from esrp_report.ingest.safe_files import Tree, read_regular_file
+from esrp_report.files.safe import Tree, read_regular_file
 from esrp_report.ingest.safe_xml import parse_xml
 from esrp_report.model.errors import FileTooLargeError, InputError
 

@@ -15,12 +15,10 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, TypeVar
 
+from esrp_report.files.safe import Tree, is_plain_name, kind_problem, read_regular_file, read_toml_file
 from esrp_report.ingest.config.images import MAX_IMAGES_BYTES, ImageError, read_image
 from esrp_report.ingest.config.sizing_spec import load_sizing_spec, spec_from_table
-from esrp_report.ingest.safe_files import Tree, is_plain_name, kind_problem, read_regular_file, read_toml_file
 from esrp_report.model import (
-    SECTION_KEYS,
-    SECTION_SLOTS,
     Branding,
     DocumentInfo,
     KeyValueTable,
@@ -31,6 +29,7 @@ from esrp_report.model import (
     VendorSection,
 )
 from esrp_report.model.errors import FileTooLargeError, InputError
+from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_KEYS, SECTION_SLOTS
 from esrp_report.model.server_facts import fact_rows, fact_specs
 from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
 
@@ -202,36 +201,92 @@ def _positive(value: float) -> bool:
     return value > 0
 
 
+_TOP_LEVEL_KEYS = (
+    "document",
+    "profile",
+    "servers",
+    "tables",
+    "sections",
+    "convention",
+    "branding",
+    "template",
+    "capacity",
+    "rules",
+    "sizing",
+    "section",
+    "figure",
+    "appendix",
+)
+
+
 def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
     """Read a solution manifest (TOML). Raises ManifestError, naming the key and what was expected, for a file
     that is not UTF-8 TOML or a key that is missing, unknown or of the wrong type.
 
     ``allow_linked_files``: the files the manifest names may be hard links or on another device
-    (``build --allow-linked-files``; see ingest/safe_files.py)."""
+    (``build --allow-linked-files``; see files/safe.py).
+
+    Each table is read by a step of its own, in the order below: when a manifest has several
+    mistakes, the first one met in that order is the one reported."""
     data = read_toml_file(path, what="manifest", error=ManifestError)
     r = _Reader(path, links_allowed=allow_linked_files)
-    r.known(
-        data,
-        "top level",
-        {
-            "document",
-            "profile",
-            "servers",
-            "tables",
-            "sections",
-            "convention",
-            "branding",
-            "template",
-            "capacity",
-            "rules",
-            "sizing",
-            "section",
-            "figure",
-            "appendix",
+    r.known(data, "top level", _TOP_LEVEL_KEYS)
+    doc = r.table(data, "document")
+    info, convention = _read_document(r, doc)
+    sizing_spec = _read_sizing(r, data)
+    prof = r.table(data, "profile")
+    profile, stated = _read_profile(r, prof, sized=sizing_spec is not None)
+    servers = _read_servers(r, data)
+    tables = _read_tables(r, data)
+    sections = _read_sections(r, data)
+    overrides = _read_convention_overrides(r, data)
+    branding = _read_branding(r, data)
+    tpl = r.table(data, "template", required=False)
+    r.known(tpl, "[template]", {"name", "override"})
+    override = r.optional(tpl, "[template]", "override", str)
+    capacity = r.table(data, "capacity", required=False)
+    r.known(capacity, "[capacity]", {"database_formatted_gb"})
+    rules = r.table(data, "rules", required=False)
+    r.known(rules, "[rules]", {"file", "loosen"})
+    rules_file = r.optional(rules, "[rules]", "file", str)
+    rules_loosen = r.optional(rules, "[rules]", "loosen", str)
+    vendor_sections, figures = _read_vendor_content(r, data, sections)
+    appendix_servers = _read_appendix(r, data, servers)
+    return Manifest(
+        path=str(path),
+        document=info,
+        profile=profile,
+        servers=servers,
+        tables=tables,
+        sections=sections,
+        convention=convention,
+        convention_overrides=overrides,
+        branding=branding,
+        template=r.template_name("[template] name", r.get(tpl, "[template]", "name", str, default="esrp")),
+        template_override=r.local_path("[template] override", override, kind="folder") if override else None,
+        database_capacity_gb=r.optional(
+            capacity, "[capacity]", "database_formatted_gb", float, check=_positive
+        ),
+        rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
+        rules_loosen=rules_loosen,
+        sizing_spec=sizing_spec,
+        stated_profile=stated,
+        differs={
+            name: r.differs(table, f"[{name}]", keys)
+            for name, table, keys in (
+                ("document", doc, DIFFERS_KEYS["document"]),
+                ("profile", prof, DIFFERS_KEYS["profile"]),
+            )
         },
+        vendor_sections=vendor_sections,
+        linked_files_allowed=allow_linked_files,
+        figures=figures,
+        appendix_servers=appendix_servers,
     )
 
-    doc = r.table(data, "document")
+
+def _read_document(r: _Reader, doc: dict[str, Any]) -> tuple[DocumentInfo, str]:
+    """[document]: what the document says of itself, and the name of its convention."""
     r.known(doc, "[document]", set(DocumentInfo.__dataclass_fields__) | {"convention", "differs"})
     text = {
         k: r.get(doc, "[document]", k, str, default="")
@@ -242,22 +297,24 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
         if not text[k].strip():
             raise r.fail(f"[document] {k}", f"missing key {k!r}", expected="non-empty text")
     info = DocumentInfo(**text, stamp=r.get(doc, "[document]", "stamp", bool, default=True))
-    convention = r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
+    return info, r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
 
-    sizing_spec = _read_sizing(r, data)
-    prof = r.table(data, "profile")
+
+def _read_profile(r: _Reader, prof: dict[str, Any], *, sized: bool) -> tuple[UserProfile, dict[str, Any]]:
+    """[profile], and the keys it states that a [sizing] works out (``sized``): those are
+    returned as stated, and the profile holds them, or 0, until the sizing is worked out."""
     r.known(prof, "[profile]", set(UserProfile.__dataclass_fields__) | {"differs"})
     w = "[profile]"
-    stated = _stated_sized_profile(r, prof) if sizing_spec is not None else {}
+    stated = _stated_sized_profile(r, prof) if sized else {}
     # With a [sizing], these keys come from it (analysis.sizing.sized_manifest); until then they
     # hold what is stated, or 0 where nothing is.
-    sized = {key: stated.get(key, 0) for key in SIZED_PROFILE_KEYS} if sizing_spec is not None else {}
+    from_sizing = {key: stated.get(key, 0) for key in SIZED_PROFILE_KEYS} if sized else {}
     profile = UserProfile(
-        mailboxes=int(sized["mailboxes"])
-        if "mailboxes" in sized
+        mailboxes=int(from_sizing["mailboxes"])
+        if "mailboxes" in from_sizing
         else r.get(prof, w, "mailboxes", int, check=_positive, expected="a positive integer"),
-        iops_per_mailbox=sized["iops_per_mailbox"]
-        if "iops_per_mailbox" in sized
+        iops_per_mailbox=from_sizing["iops_per_mailbox"]
+        if "iops_per_mailbox" in from_sizing
         else r.get(prof, w, "iops_per_mailbox", float, check=_positive, expected="IOPS > 0"),
         headroom_percent=r.get(
             prof,
@@ -269,17 +326,21 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
             expected="percent, 0-1000",
         ),
         tested_iops_per_mailbox=r.optional(prof, w, "tested_iops_per_mailbox", float, check=_positive),
-        mailbox_size_gb=sized["mailbox_size_gb"]
-        if "mailbox_size_gb" in sized
+        mailbox_size_gb=from_sizing["mailbox_size_gb"]
+        if "mailbox_size_gb" in from_sizing
         else r.optional(prof, w, "mailbox_size_gb", float, check=_positive),
         dags=r.get(prof, w, "dags", int, default=1, check=lambda v: v >= 0),
         servers_per_dag=r.get(prof, w, "servers_per_dag", int, default=1, check=_positive),
-        copies_per_database=int(sized["copies_per_database"])
-        if "copies_per_database" in sized
+        copies_per_database=int(from_sizing["copies_per_database"])
+        if "copies_per_database" in from_sizing
         else r.get(prof, w, "copies_per_database", int, default=1, check=_positive),
         active_mailboxes_per_server=r.optional(prof, w, "active_mailboxes_per_server", int, check=_positive),
     )
+    return profile, stated
 
+
+def _read_servers(r: _Reader, data: dict[str, Any]) -> list[ManifestServer]:
+    """[[servers]]: each server's label, results folders and the facts it states."""
     servers_raw = data.get("servers")
     if not isinstance(servers_raw, list) or not servers_raw:
         raise r.fail("[[servers]]", "no servers", expected="at least one [[servers]] table with results")
@@ -299,7 +360,11 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
         # document embeds (logo, templates, rules) must stay in the manifest's folder.
         facts = {key: _fact(r, item, where, key) for key in fact_specs() if key in item}
         servers.append(ManifestServer(label, list(results), facts, r.differs(item, where, tuple(facts))))
+    return servers
 
+
+def _read_tables(r: _Reader, data: dict[str, Any]) -> list[KeyValueTable]:
+    """[tables.*]: the two-column tables of the tested deployment, in manifest order."""
     tables: list[KeyValueTable] = []
     for key, table in r.table(data, "tables", required=False).items():
         where = f"[tables.{key}]"
@@ -322,21 +387,31 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
         tables.append(
             KeyValueTable(key, title, [(a, b) for a, b in rows], r.differs(table, where, checked_rows))
         )
+    return tables
 
+
+def _read_sections(r: _Reader, data: dict[str, Any]) -> dict[str, str]:
+    """[sections]: the Markdown of the document's parts the vendor writes (model/sections.toml)."""
     sections_raw = r.table(data, "sections", required=False)
     r.known(sections_raw, "[sections]", SECTION_KEYS)
-    sections = {k: r.get(sections_raw, "[sections]", k, str) for k in sections_raw}
+    return {k: r.get(sections_raw, "[sections]", k, str) for k in sections_raw}
 
+
+def _read_convention_overrides(r: _Reader, data: dict[str, Any]) -> dict[str, Any]:
+    """[convention]: the keys of the document's convention the manifest sets itself."""
     overrides = r.table(data, "convention", required=False)
     r.known(overrides, "[convention]", set(CONVENTION_KEYS))
-    checked: dict[str, Any] = {k: r.get(overrides, "[convention]", k, CONVENTION_KEYS[k]) for k in overrides}
+    return {k: r.get(overrides, "[convention]", k, CONVENTION_KEYS[k]) for k in overrides}
 
+
+def _read_branding(r: _Reader, data: dict[str, Any]) -> Branding:
+    """[branding]: the logo (a checked image in the manifest's folder), colours and page size."""
     brand = r.table(data, "branding", required=False)
     r.known(brand, "[branding]", set(Branding.__dataclass_fields__))
     logo = r.optional(brand, "[branding]", "logo", str)
     if logo:
         _check_logo(r, r.local_path("[branding] logo", logo))
-    branding = Branding(
+    return Branding(
         logo=logo,
         primary_colour=r.get(
             brand,
@@ -359,52 +434,6 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
             check=lambda v: v in ("A4", "Letter"),
             expected="A4 or Letter",
         ),
-    )
-
-    tpl = r.table(data, "template", required=False)
-    r.known(tpl, "[template]", {"name", "override"})
-    override = r.optional(tpl, "[template]", "override", str)
-
-    capacity = r.table(data, "capacity", required=False)
-    r.known(capacity, "[capacity]", {"database_formatted_gb"})
-    rules = r.table(data, "rules", required=False)
-    r.known(rules, "[rules]", {"file", "loosen"})
-    rules_file = r.optional(rules, "[rules]", "file", str)
-    rules_loosen = r.optional(rules, "[rules]", "loosen", str)
-
-    vendor_sections, figures = _read_vendor_content(r, data, sections)
-    appendix_servers = _read_appendix(r, data, servers)
-
-    return Manifest(
-        path=str(path),
-        document=info,
-        profile=profile,
-        servers=servers,
-        tables=tables,
-        sections=sections,
-        convention=convention,
-        convention_overrides=checked,
-        branding=branding,
-        template=r.template_name("[template] name", r.get(tpl, "[template]", "name", str, default="esrp")),
-        template_override=r.local_path("[template] override", override, kind="folder") if override else None,
-        database_capacity_gb=r.optional(
-            capacity, "[capacity]", "database_formatted_gb", float, check=_positive
-        ),
-        rules_file=r.local_path("[rules] file", rules_file) if rules_file else None,
-        rules_loosen=rules_loosen,
-        sizing_spec=sizing_spec,
-        stated_profile=stated,
-        differs={
-            name: r.differs(table, f"[{name}]", keys)
-            for name, table, keys in (
-                ("document", doc, DIFFERS_KEYS["document"]),
-                ("profile", prof, DIFFERS_KEYS["profile"]),
-            )
-        },
-        vendor_sections=vendor_sections,
-        linked_files_allowed=allow_linked_files,
-        figures=figures,
-        appendix_servers=appendix_servers,
     )
 
 
@@ -436,7 +465,8 @@ def _read_vendor_content(
     sections: list[VendorSection] = []
     pending: list[tuple[str, dict[str, Any], str]] = []  # (where, figure table, section id)
     ids: set[str] = set()
-    previous = "customer_profile"  # the first vendor section goes before "Tested deployment"
+    # The first vendor section goes before "Tested deployment": after the part ahead of it.
+    previous = DOCUMENT_PARTS[DOCUMENT_PARTS.index(PARTS_BY_KEY["tested_deployment"]) - 1].key
     for i, item in enumerate(raw_sections, start=1):
         where = f"[[section]] #{i}"
         r.known(item, where, {"id", "title", "body", "file", "after", "figures"})

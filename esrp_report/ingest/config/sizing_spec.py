@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest.safe_files import Tree, read_toml_file
+from esrp_report.files.safe import Tree, read_toml_file
 from esrp_report.model.errors import InputError
 from esrp_report.model.sizing import FLAGS, INPUTS, MB_PER_GB, WHOLE, SizingError, SizingSpec
 

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from esrp_report.ingest.safe_files import read_toml_file
+from esrp_report.files.safe import read_toml_file
 from esrp_report.model import DocNumber
 from esrp_report.model.errors import InputError
 from esrp_report.model.trends import FIGURE, LATENCIES, PublishedCell, PublishedTable

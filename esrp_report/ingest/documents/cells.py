@@ -22,6 +22,7 @@ from esrp_report.ingest.documents.vocabulary import (
     PAIR_LABELS,
 )
 from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress.times import LOG_LINE_START
 from esrp_report.model import DocLine, DocNumber
 from esrp_report.model.errors import InputError
 
@@ -29,8 +30,9 @@ _TAG = re.compile(r"</?(?:b|i|u|em|strong|span|font|sup|sub|a|p|div|ul|li|ol|cod
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _CLOCK = re.compile(r"\d+:\d{2}:\d{2}")
-# A line of a test log ("3/14/2012 9:10:39 AM -- ..."): never split into cells.
-TIMESTAMP_LINE = re.compile(r"^\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M -- ")
+# A line of a test log ("3/14/2012 9:10:39 AM -- ...", "14.03.2012 09:10:39 -- ..."): never
+# split into cells.
+TIMESTAMP_LINE = LOG_LINE_START
 # Compiled once: every line of a document goes through these (re's own cache costs a lookup each).
 _HEADING = re.compile(r"^(#{1,6})\s+")
 _RULE_ROW = re.compile(r"\|?[\s:|-]+\|?")

@@ -29,6 +29,8 @@ def facts(doc: PublishedDocument, in_report: set[int]) -> None:
                 joined = _joined(doc, lines, i, in_report)
                 if joined is not None:
                     key, value, at = joined
+            if at == line.no and len(line.cells) == 2:
+                value = _value_wrapped(doc, lines, i, in_report) or value
         else:
             wrapped = _wrapped(lines, i, in_report)
             if wrapped is None:
@@ -73,6 +75,32 @@ def _joined(
             )
             return key, value, line.no
     return None
+
+
+# The rest of a value wrapped off its row is short: a copy wraps at 72 columns or more.
+_REST_CHARS = 100
+
+
+def _value_wrapped(doc: PublishedDocument, lines: list[DocLine], i: int, in_report: set[int]) -> str | None:
+    """A fact's value wrapped onto the line below its row ("Host server type   Dell PowerEdge R900
+    ... @" over "2.93 GHz, 2.92 GHz, 4 core, 128 MB RAM"): the line below is no row, and the line
+    after it is a row of the same table again (two cells, a label and a value), so it can only be
+    the rest of this row's last cell. The value with its rest; None when there is none."""
+    below, after, cells = i + 1, i + 2, lines[i].cells
+    if after >= len(lines) or below in in_report or after in in_report or not cells or len(cells) != 2:
+        return None
+    rest, next_row = lines[below], lines[after]
+    if rest.cells is not None or rest.heading or not rest.text or len(rest.text) > _REST_CHARS:
+        return None
+    if not next_row.cells or len(next_row.cells) != 2 or next_row.heading:
+        return None
+    problem(
+        doc,
+        f"the value of {cells[0]!r} read from lines {lines[i].no}-{rest.no}: it was wrapped",
+        f"line {lines[i].no}",
+        severity="note",
+    )
+    return f"{cells[1]} {rest.text}"
 
 
 def _wrapped(lines: list[DocLine], i: int, in_report: set[int]) -> tuple[str, str, int] | None:

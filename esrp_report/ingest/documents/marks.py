@@ -56,6 +56,17 @@ _FIGURE = re.compile(rf"(?<![\w.,:/\\{_THIN}])\d[\d.,{_THIN}]*\d(?![\w]|[.,{_THI
 
 _GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")
 
+# An ordinary space as the thousands mark ("8 000", "1 446,975"), as Polish, French or Russian
+# typography prints it when the thin space is lost. Only a whole cell (between tabs, pipes or runs
+# of two spaces) votes for it: in a collapsed extraction "480 501,846" is two figures, and nothing
+# tells them from one, so a document without such cells never joins figures.
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?: \d{3})+(?:[.,]\d+)?")
+# Once the cells have shown the mark, a whole number in running text or a label ("5 000 concurrent
+# users") is grouped the same way; a figure with decimals there is not ("480 501,846" of a
+# flattened row is two figures, and nothing tells).
+_SPACE_RUN = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d]|[.,]\d)")
+_SPACE_CELL = re.compile(r"(^|\t|  |\|)(\s*)(\d{1,3}(?: \d{3})+(?:[.,]\d+)?)(?=\s*(?:$|\t|  |\|))")
+
 # Votes the other way up to this share of the votes are strays (a version number in a table's
 # cell, a copied figure): the document is still read by the majority, and they are named.
 _STRAY_SHARE = 0.02
@@ -70,6 +81,7 @@ class Marks:
     comma_votes: int
     point_votes: int
     ambiguous: int
+    space_groups: int = 0  # whole cells grouped by an ordinary space ("8 000")
 
     @property
     def problem(self) -> str | None:
@@ -99,13 +111,16 @@ def _matches(patterns: tuple[re.Pattern[str], ...], figure: str) -> bool:
 def find_marks(lines: list[DocLine]) -> Marks:
     """The marks the figures of the document's table cells vote for (the first cell of a row is its
     label, and is not counted)."""
-    comma = point = ambiguous = 0
+    comma = point = ambiguous = spaced = 0
     dot_thousands = thin_thousands = False
     for line in lines:
         for cell in (line.cells or [])[1:]:
             figure = _cell_figure(cell)
             if not figure[:1].isdigit():
                 continue
+            if _SPACE_GROUPED.fullmatch(figure):
+                spaced += 1
+                figure = figure.replace(" ", "")
             if _AMBIGUOUS.fullmatch(figure):
                 ambiguous += 1
             elif _matches(_COMMA_VOTES, figure):
@@ -124,14 +139,27 @@ def find_marks(lines: list[DocLine]) -> Marks:
         decimal = ","
     else:
         decimal = None
-    thousands = "," if decimal == "." else "." if dot_thousands else "thin" if thin_thousands else ""
-    return Marks(decimal, thousands, comma, point, ambiguous)
+    thousands = (
+        "space"
+        if spaced and decimal != "."
+        else ","
+        if decimal == "."
+        else "."
+        if dot_thousands
+        else "thin"
+        if thin_thousands
+        else ""
+    )
+    return Marks(decimal, thousands, comma, point, ambiguous, spaced)
 
 
 def rewrite(raw: str, marks: Marks) -> str:
     """The line with its figures in the form the readers parse: a decimal-comma document's
     "1.446,975" becomes "1446.975"; an ambiguous figure of a mixed or undecidable document is marked
     not read ("1,234…")."""
+    if marks.space_groups and any(ch.isdigit() for ch in raw):
+        raw = _SPACE_CELL.sub(lambda m: m.group(1) + m.group(2) + m.group(3).replace(" ", ""), raw)
+        raw = _SPACE_RUN.sub(lambda m: m.group(0).replace(" ", ""), raw)
     if marks.decimal is None:
         return _FIGURE.sub(_by_own_form, raw) if any(ch.isdigit() for ch in raw) else raw
     if marks.decimal == "." or not any(ch.isdigit() for ch in raw):

@@ -106,15 +106,23 @@ def _in_point_form(doc: PublishedDocument, lines: list[DocLine]) -> list[DocLine
     lines are rewritten and cleaned again, since its cells were split as if "0,873" were 873; an
     undecidable or mixed one is named, its ambiguous figures marked not read."""
     found = find_marks(lines)
-    if found.decimal == ".":
+    if found.decimal == "." and not found.space_groups:
         return lines
     trouble = found.problem
     if trouble is None:
-        mark = {".": "'.'", "thin": "a thin space", "": "none"}[found.thousands]
+        mark = {".": "'.'", ",": "','", "thin": "a thin space", "space": "a space", "": "none"}[
+            found.thousands
+        ]
+        decimal = (
+            f"decimal comma: the figures print ',' as their decimal mark ({found.comma_votes} figure(s) "
+            f"say so, {found.point_votes} the other way)"
+            if found.decimal == ","
+            else "decimal point"
+        )
+        grouped = f" ({found.space_groups} cell(s) such as '8 000')" if found.space_groups else ""
         problem(
             doc,
-            f"decimal comma: the figures print ',' as their decimal mark ({found.comma_votes} figure(s) "
-            f"say so, {found.point_votes} the other way), thousands mark {mark}; read so throughout",
+            f"{decimal}, thousands mark {mark}{grouped}; read so throughout",
             "number convention",
             severity="note",
         )

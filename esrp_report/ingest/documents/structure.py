@@ -12,14 +12,15 @@ label/value facts and the stated ESRP version (``facts.py``), trend tables and t
 
 from __future__ import annotations
 
-from esrp_report.ingest.documents.appendix import read_report, report_segments
+from esrp_report.ingest.documents.appendix import name_machines, read_report, report_segments
 from esrp_report.ingest.documents.cut import mend_cut_figures
 from esrp_report.ingest.documents.facts import facts, stated_convention
 from esrp_report.ingest.documents.flattened import unflatten
 from esrp_report.ingest.documents.formulas import formulas
 from esrp_report.ingest.documents.layout import classify
 from esrp_report.ingest.documents.problems import problem
-from esrp_report.ingest.documents.prose import prose_users
+from esrp_report.ingest.documents.products import products
+from esrp_report.ingest.documents.prose import prose_facts, prose_users
 from esrp_report.ingest.documents.tables import summary_tables
 from esrp_report.ingest.documents.trends import series, trend_tables
 from esrp_report.ingest.documents.wrapped import join_wrapped
@@ -39,9 +40,12 @@ def build(doc: PublishedDocument) -> None:
     trend_tables(doc)
     formulas(doc, in_report)
     prose_users(doc, in_report)
+    prose_facts(doc, in_report)
     series(doc)
+    products(doc)
     for start, end, title in segments:
         read_report(doc, start, end, title)
+    name_machines(doc)
     classify(doc, lines_read(doc))
     if not doc.summary_tables and not doc.trend_tables and not doc.formulas:
         problem(
@@ -63,4 +67,6 @@ def lines_read(doc: PublishedDocument) -> set[int]:
     read.update(f.line for f in doc.formulas)
     read.update(s.line for s in doc.series)
     read.update(p.line for p in doc.prose_users)
+    read.update(p.result.line for p in doc.products)
+    read.update(p.line for p in doc.prose_facts)
     return read

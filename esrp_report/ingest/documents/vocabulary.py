@@ -50,6 +50,7 @@ class Vocabulary(TypedDict):
     convention: re.Pattern[str]
     appendix_start: re.Pattern[str]
     standard_columns: dict[str, list[str]]
+    instance_table_order: dict[str, list[str]]  # report kind -> its instance tables, in print order
 
 
 # The package's vocabulary files, beside this module (read by path: a regular package, never
@@ -70,7 +71,7 @@ def load(folder: Path = FOLDER) -> Vocabulary:
     facts.no_other_keys(("fact",))
     fact_labels, same_line = _labelled(facts, "fact", flag="same_line")
     tables.no_other_keys(("caption", "version"))
-    reports.no_other_keys(("appendix_start", "standard_columns"))
+    reports.no_other_keys(("appendix_start", "standard_columns", "instance_table_order"))
     return Vocabulary(
         summary_metrics=metrics,
         backup_metrics=frozenset(backup),
@@ -85,6 +86,7 @@ def load(folder: Path = FOLDER) -> Vocabulary:
         convention=tables.pattern(tables.data, "version", groups=1),
         appendix_start=reports.pattern(reports.data, "appendix_start"),
         standard_columns=_standard_columns(reports),
+        instance_table_order=_instance_table_order(reports),
     )
 
 
@@ -191,6 +193,27 @@ def _standard_columns(reports: _File) -> dict[str, list[str]]:
     return {key: reports.strings(table, f"standard_columns.{key}") for key in table}
 
 
+# The report kinds an instance-table order is given for; every kind needs one.
+ORDERED_REPORTS = ("performance", "backup", "recovery")
+
+
+def _instance_table_order(reports: _File) -> dict[str, list[str]]:
+    table = reports.table("instance_table_order", ORDERED_REPORTS)
+    tables = {kind.value for kind in m.TableKind}
+    order: dict[str, list[str]] = {}
+    for report in ORDERED_REPORTS:
+        key = f"instance_table_order.{report}"
+        names = reports.strings(table, key)
+        if unknown := sorted(set(names) - tables):
+            raise reports.error(
+                key, f"unknown table(s) {', '.join(unknown)}; known: {', '.join(sorted(tables))}"
+            )
+        if len(set(names)) != len(names):
+            raise reports.error(key, "names a table twice")
+        order[report] = names
+    return order
+
+
 def _kind(value: object) -> str:
     return "nothing" if value is None else type(value).__name__
 
@@ -240,6 +263,9 @@ FACT_PAIR_WORDS = max((len(label.split(" ")) for label in FACT_PAIR_LABELS), def
 # The standard Jetstress column order of each per-instance table, used when a table's heading
 # is missing or wrapped beyond repair and the row width matches.
 STANDARD_COLUMNS: dict[str, list[str]] = _VOCABULARY["standard_columns"]
+# The order Jetstress prints a report's per-instance tables in, by report kind ("performance"
+# for Performance and Stress, "backup", "recovery"): places a table whose heading was lost.
+INSTANCE_TABLE_ORDER: dict[str, list[str]] = _VOCABULARY["instance_table_order"]
 # The column headings of the tables of a report: a row most of whose cells are these is a header.
 KNOWN_HEADERS = frozenset(
     {*L.INSTANCE_COLUMNS, *L.BACKUP_COLUMNS, *L.RECOVERY_COLUMNS, *L.CHECKSUM_COLUMNS, *L.HOST_HEADER}

@@ -17,11 +17,18 @@ Two forms are joined, each by what the text itself shows, never by a width guess
   another count is left as it is and named (its figures after its first line are then not read:
   the coverage counts them), never joined into a row whose columns would be shifted.
 
-A note names each table whose rows were joined (its first line and how many rows).
+A header of server names wrapped over lines ("Server 1 ... Server 4" over "Server 5"; a PDF's
+"... Server 9 Server" over "10"; a layout's words under the cells they belong to) is joined by
+its own pattern, the numbering going on, and states its table's column count where too few of
+the table's records agree on one (a table of one row).
+
+A note names each table whose rows were joined (its first line and how many rows), and each
+header joined.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from esrp_report.ingest.documents.cells import clean_line, is_number
@@ -33,6 +40,10 @@ _VALUES = frozenset(("n/a", "pass", "fail", "-"))
 # Two records sharing a width establish it: one record alone (a chart's axis under its legend,
 # a label and a list of figures) establishes nothing.
 _MIN_RECORDS = 2
+# A column heading that names a server, and a line of them only (a header's wrapped rest).
+_SERVER = re.compile(r"\bServer\s*(\d+)", re.IGNORECASE)
+_SERVER_END = re.compile(r"\bServer(?:\s*\d+)?\s*$", re.IGNORECASE)
+_SERVERS_ONLY = re.compile(r"^(?:Server\s*\d+\s*)+$", re.IGNORECASE)
 # The widest row, 13 cells of up to 12 characters, wraps at 72 columns onto at most three lines.
 _MAX_CONTINUATIONS = 3
 
@@ -41,13 +52,14 @@ def join_wrapped(doc: PublishedDocument) -> None:
     """Join the wrapped rows of ``doc.lines`` in place (the lines keep their numbers; a joined
     continuation line is left empty)."""
     lines = _join_pipe_rows(doc, doc.lines)
+    _join_server_headers(doc, lines)
     at = 0
     while at < len(lines):
         if lines[at].cells is None:
             at += 1
             continue
         end = at
-        while end < len(lines) and lines[end].cells is not None:
+        while end < len(lines) and (lines[end].cells is not None or _joined_away(lines[end])):
             end += 1
         _join_records(doc, lines, at, end)
         at = end
@@ -149,6 +161,98 @@ def _join_to_header_width(out: list[DocLine], joined: int, first: int) -> tuple[
     return joined, first
 
 
+def _join_server_headers(doc: PublishedDocument, lines: list[DocLine]) -> None:
+    """Headers of server names wrapped over lines joined back: "Server 1 ... Server 3" over
+    "Server 4  Server 5" (a copy's wrap), or "Server 6 ... Server 9 Server" over "10" (a PDF's
+    narrow last header cell). The header's own pattern says what belongs to it: the lines below
+    that go on with the next server numbers and hold nothing else."""
+    joined: list[int] = []
+    for at, head in enumerate(lines):
+        text = head.raw.strip()
+        names = _server_numbers(text)
+        # A header names at least two servers on its line: one name alone on a line is a column
+        # of names, one a line (a PDF's header of narrow cells), which its reader takes as it is.
+        if len(names) < 2 or not _SERVER_END.search(text) or names != _run(names[0], len(names)):
+            continue
+        raw, stop = head.raw.rstrip(), at + 1
+        while stop < len(lines) and stop - at <= _MAX_CONTINUATIONS:
+            below = lines[stop].raw.strip()
+            if _SERVERS_ONLY.match(below) or below.isdigit():
+                # A bare number finishes a name cut after its "Server"; names go on in their own
+                # cells, parted as the line parts its cells (a tab, or a run of spaces).
+                part = " " if below.isdigit() else "\t" if "\t" in raw else "    "
+                candidate = f"{raw}{part}{below}"
+            else:
+                candidate = _under_cells(raw, lines[stop].raw) or ""
+            numbers = _server_numbers(candidate)
+            if numbers != _run(names[0], len(numbers)) or len(numbers) <= len(names):
+                break
+            raw, names, stop = candidate, numbers, stop + 1
+        if stop == at + 1:
+            continue
+        lines[at] = clean_line(DocLine(head.no, raw, page=head.page))
+        for i in range(at + 1, stop):
+            lines[i] = DocLine(lines[i].no, lines[i].raw, page=lines[i].page, text="", cells=None)
+        joined.append(head.no)
+    if joined:
+        problem(
+            doc,
+            f"{len(joined)} header(s) of server names wrapped over lines joined back by their numbering "
+            f"(the first at line {joined[0]})",
+            f"line {joined[0]}",
+            severity="note",
+        )
+
+
+# A layout's header cell: words parted by single spaces; cells are parted by runs of spaces.
+_LAYOUT_CELL = re.compile(r"\S+(?: \S+)*")
+# How far a word wrapped in a cell may start right of the cell's own start (centred text).
+_CELL_SLACK = 3
+
+
+def _under_cells(raw: str, below: str) -> str | None:
+    """A layout's header wrapped in its cells ("Target   Server 9   Server" over "values   10",
+    each word under the cell it ends): every word of the line below joined to the cell it stands
+    under, the cells parted by runs of spaces again. None when the header shows no layout (cells
+    of a tab or none) or a word of the line below stands left of every cell."""
+    if "\t" in raw or "\t" in below:
+        return None
+    cells = [(m.start(), m.group(0)) for m in _LAYOUT_CELL.finditer(raw)]
+    words = [(m.start(), m.group(0)) for m in _LAYOUT_CELL.finditer(below)]
+    if len(cells) < 2 or not words:
+        return None
+    texts = [text for _start, text in cells]
+    for start, word in words:
+        under = [k for k, (cell_start, _t) in enumerate(cells) if cell_start <= start + _CELL_SLACK]
+        if not under:
+            return None
+        texts[under[-1]] += f" {word}"
+    return "    ".join(texts)
+
+
+def _server_numbers(text: str) -> list[int]:
+    return [int(match.group(1)) for match in _SERVER.finditer(text)]
+
+
+def _run(first: int, count: int) -> list[int]:
+    return list(range(first, first + count))
+
+
+def _header_width(line: DocLine) -> int | None:
+    """The column count a header of server names states: its label cells, one per server, and
+    the label column (its cell may be empty, and lost to a copy's wrap)."""
+    numbers = _server_numbers(line.text)
+    if not numbers or not _SERVER_END.search(line.text) or numbers != _run(numbers[0], len(numbers)):
+        return None
+    labels = [c for c in _cells(line) if not _SERVER.search(c)]
+    return max(len(labels), 1) + len(numbers)
+
+
+def _joined_away(line: DocLine) -> bool:
+    """A line whose text was joined into the row above it (its cells are that row's now)."""
+    return line.cells is None and not line.text and bool(line.raw.strip())
+
+
 def _figures_only(line: DocLine) -> bool:
     cells = _cells(line)
     return bool(cells) and all(is_number(c) or c.casefold() in _VALUES for c in cells)
@@ -168,9 +272,13 @@ def _cells(line: DocLine) -> list[str]:
 def _join_records(doc: PublishedDocument, lines: list[DocLine], start: int, end: int) -> None:
     """Join the records of one table (``lines[start:end]``, every one a row)."""
     records: list[tuple[int, int, int]] = []  # (first line index, last line index, cells)
-    at = start
+    header = _header_width(lines[start])
+    at = start if header is None else start + 1
     while at < end:
         stop = at + 1
+        if _joined_away(lines[at]):
+            at = stop
+            continue
         if not _figures_only(lines[at]):
             while stop < end and _figures_only(lines[stop]):
                 stop += 1
@@ -186,7 +294,9 @@ def _join_records(doc: PublishedDocument, lines: list[DocLine], start: int, end:
     widths = Counter(width for _a, _b, width in records)
     width, count = max(widths.items(), key=lambda item: (item[1], item[0]))
     if count < _MIN_RECORDS:
-        return
+        if header is None:
+            return
+        width = header  # too few records to agree on a width: the header states it
     joined = 0
     for first, stop, cells in wrapped:
         if cells != width:

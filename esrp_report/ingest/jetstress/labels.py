@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from esrp_report import model as m
-from esrp_report.model import TableKind, TestKind
+from esrp_report.model import TestKind
 
 
 # Cached: a document repeats its labels (every report's rows, every server's tables), and an
@@ -82,10 +82,8 @@ SECTION_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("sizing", r"^database sizing and throughput$"),
         ("parameters", r"^jetstress system parameters$"),
         ("databases", r"^database configuration$"),
-        (TableKind.TRANSACTIONAL.value, r"^transactional i/o performance$"),
-        (TableKind.BACKGROUND_MAINTENANCE.value, r"^background database maintenance i/o performance$"),
-        (TableKind.LOG_REPLICATION.value, r"^log replication i/o performance$"),
-        (TableKind.TOTAL.value, r"^total i/o performance$"),
+        # The per-instance tables by the titles Jetstress prints (model.TABLE_TITLES), normalised.
+        *((kind.value, rf"^{re.escape(normalize_label(title))}$") for kind, title in m.TABLE_TITLES.items()),
         ("host", r"^(host|memory) system performance( \(of .*\))?$"),
         ("disks", r"^disk subsystem performance( \(of .*\))?$"),
         ("backup", r"^database backup statistics( - .*)?$"),
@@ -97,14 +95,6 @@ SECTION_TITLES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("disagreements", r"^where the report and its counter log disagree$"),
     )
 )
-
-# Human names of the per-instance tables, for messages.
-TABLE_NAMES: dict[TableKind, str] = {
-    TableKind.TRANSACTIONAL: "Transactional I/O Performance",
-    TableKind.BACKGROUND_MAINTENANCE: "Background Database Maintenance I/O Performance",
-    TableKind.LOG_REPLICATION: "Log Replication I/O Performance",
-    TableKind.TOTAL: "Total I/O Performance",
-}
 
 _KIND_WORDS = (
     (r"performance", TestKind.PERFORMANCE),
@@ -129,6 +119,10 @@ REPORT_KINDS: tuple[tuple[re.Pattern[str], TestKind], ...] = tuple(
         # An appendix heading naming the test ("A Performance testing", "B.2 Stress test results"),
         # over reports that carry no title of their own.
         rf"^(?:[a-z](?:\.\d+)*\s+)?(?:{word}) test(?:s|ing)?(?: results?)?$",
+        # An appendix heading naming the server and its test ("Appendix C – EXMBX01 database
+        # backup test", "B.2 JS16 stress test results").
+        rf"^(?:appendix [a-z0-9]{{1,3}}\s*[-–—:.]?\s*|[a-z](?:\.\d+)*\s+)[\w.-]{{1,40}}\s+(?:{word})"
+        r" test(?:s|ing)?(?: results?)?$",
     )
 )
 

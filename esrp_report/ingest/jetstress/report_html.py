@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,10 +20,13 @@ import lxml.html
 from lxml import etree
 
 from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress import times
 from esrp_report.ingest.jetstress.names import kind_from_name
 from esrp_report.ingest.jetstress.test_log import parse_test_log
 from esrp_report.ingest.text import decode_bytes
 from esrp_report.model import (
+    HOST_TABLE_TITLE,
+    TABLE_TITLES,
     BackupRow,
     ChecksumRow,
     DatabaseConfig,
@@ -51,7 +53,6 @@ _SKIPPED_TAGS = frozenset({"script", "style", "head", "noscript", "template", "t
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _DURATION = re.compile(r"^(?:(?P<d>\d+)\.)?(?P<h>\d+):(?P<m>\d{1,2}):(?P<s>\d{1,2}(?:\.\d+)?)$")
-_TIME_FORMAT = "%m/%d/%Y %I:%M:%S %p"
 _SNIFF_MARKUP = ("<html", "<body", "<table", "<fieldset", "<!doctype html")
 _SNIFF_WORDS = ("jetstress", "test result report", "==> instances", "==&gt; instances")
 _INSTANCE_KINDS = {kind.value: kind for kind in TableKind}
@@ -298,13 +299,6 @@ def _number(text: str) -> float | None:
     return None
 
 
-def _timestamp(text: str) -> datetime | None:
-    try:
-        return datetime.strptime(" ".join(text.split()).upper(), _TIME_FORMAT)
-    except ValueError:
-        return None
-
-
 def _duration_seconds(text: str) -> float | None:
     """'08:35:15' (hours may pass 24, a day prefix 'd.' is allowed) or plain seconds."""
     match = _DURATION.match(text.strip())
@@ -346,6 +340,9 @@ class _Reader:
         # row, field).
         self.cells = cells
         self.unmodelled: list[int] = []  # lines of the tables read past (per-disk, errors)
+        # The Test Summary's times as printed, read once the whole report has decided the order of
+        # day and month (times.day_first_of): attribute -> (text, where).
+        self.stamps: dict[str, tuple[str, str]] = {}
 
     def keep(
         self,
@@ -448,9 +445,28 @@ class _Reader:
             run.machine = _machine_from_titles(titles)
             if not run.machine:
                 self.problem("the report does not name its server", "Test Summary", severity="note")
+        self.summary_times(run, found.log_texts)
         self.test_log(run, found.log_texts)
         run.problems.extend(self.problems)
         return run
+
+    def summary_times(self, run: Run, log_texts: list[_Text]) -> None:
+        """The Test Summary's times, in the order of day and month its own stamps and its log's
+        decide (a British "04/09/2012" is September when any stamp of the report says so)."""
+        printed = [text for text, _where in self.stamps.values()]
+        printed += [m.group("stamp") for t in log_texts if (m := times.LOG_ENTRY.match(t.text)) is not None]
+        day_first = times.day_first_of(printed)
+        if times.contradicts(printed):
+            self.problem(
+                "the report's dates disagree on the order of day and month; slashed dates are read "
+                "month first",
+                "Test Summary",
+            )
+        for attr, (text, where) in self.stamps.items():
+            stamp = times.parse_stamp(text, day_first)
+            if stamp is None:
+                self.problem(f"not a time: {text!r}; expected {times.EXPECTED}", where, lost=1)
+            setattr(run, attr, stamp)
 
     def kind(self, run: Run, title_kind: TestKind | None, found: _Found) -> TestKind:
         log_kind = kind_from_name(run.performance_log) if run.performance_log else None
@@ -463,7 +479,8 @@ class _Reader:
             if found.checksum
             else None
         )
-        kind = title_kind or log_kind or table_kind
+        # Last, the test its own log names: a report printed without title or Performance Log row.
+        kind = title_kind or log_kind or table_kind or _kind_from_log(found.log_texts)
         if title_kind and log_kind and title_kind is not log_kind:
             self.problem(
                 f"the title says {title_kind.value} but the performance log "
@@ -478,7 +495,8 @@ class _Reader:
             self.source,
             "cannot tell which Jetstress test this report is about",
             location="report title",
-            expected="'<Test> Test Result Report', a statistics table or a performance log named <Test>_...",
+            expected="'<Test> Test Result Report', a statistics table or a performance log named <Test>_... "
+            "(in the Test Summary or the test log)",
         )
 
     def require_sections(self, run: Run, found: _Found) -> None:
@@ -559,10 +577,9 @@ class _Reader:
         if attr is None:
             return
         if attr in L.SUMMARY_TIMES:
-            stamp = _timestamp(value)
-            if stamp is None and not _is_empty(value):
-                self.problem(f"not a time 'M/D/YYYY h:mm:ss AM': {value!r}", where, lost=1)
-            setattr(run, attr, stamp)
+            if not _is_empty(value):
+                self.stamps[attr] = (value, where)
+            setattr(run, attr, None)
         elif attr == "machine":
             run.machine = value
         else:
@@ -625,7 +642,7 @@ class _Reader:
         run.tables = {kind: run.tables[kind] for kind in TableKind if kind in run.tables}
 
     def instance_table(self, table: _Table, kind: TableKind) -> InstanceTable:
-        name = L.TABLE_NAMES[kind]
+        name = TABLE_TITLES[kind]
         header = table.rows[0]
         keys: list[str | None] = []
         unknown: list[str] = []
@@ -680,7 +697,7 @@ class _Reader:
     # -- host, backup, soft recovery and checksum tables
 
     def host(self, table: _Table, run: Run) -> None:
-        name = table.title or "Host System Performance"
+        name = table.title or HOST_TABLE_TITLE
         for row_number, row in enumerate(table.rows[1:], start=2):
             where = f"table '{name}', row {row_number} ({row[0]!r})"
             self.check_width(row, table.rows[0][:4], where)
@@ -755,6 +772,9 @@ class _Reader:
             mb = seconds = None
             if length is not None:
                 mb, seconds = self.number(length.group("mb"), where), self.number(length.group("sec"), where)
+                # One cell holds both figures; each is kept at it, so a relation names its line.
+                if self.cells is not None:
+                    self.keep_length(table, cells[""], length)
             elif not _is_empty(length_text):
                 self.problem(f"not '<n> MB/<n> sec': {length_text!r}; cell left empty", where, lost=1)
             run.checksum.append(
@@ -769,6 +789,18 @@ class _Reader:
                     is_sum=cells[""].casefold() in L.SUM_ROW_LABELS,
                 )
             )
+
+    def keep_length(self, table: _Table, database: str, length: re.Match[str]) -> None:
+        """Keep the two figures of a checksum row's "<n> MB/<n> sec" cell, at that cell."""
+        header = [L.CHECKSUM_COLUMNS.get(L.normalize_header(text)) for text in table.rows[0]]
+        if "length" not in header:
+            return
+        column = header.index("length")
+        row = next((i for i, cells in enumerate(table.rows) if i and cells[0].strip() == database), None)
+        if row is None:
+            return
+        for group, field_name in (("mb", "file_length_mb"), ("sec", "seconds_taken")):
+            self.keep(("checksum", database, field_name), length.group(group), table, row, column)
 
     # -- test log
 
@@ -804,6 +836,21 @@ def _shape(table: _Table) -> str:
     if header[0] == L.DISK_TABLE_FIRST_HEADER:
         return "disks"
     return "pairs"
+
+
+# A Jetstress file a test log names ("...\\Stress_2012_4_23_8_6_56.blg has 5754 samples.").
+_LOGGED_FILE = re.compile(r"([A-Za-z]+[ _]\d{4}(?:[ _]\d{1,2}){5})\.(?:blg|xml|html)\b")
+
+
+def _kind_from_log(texts: list[_Text]) -> TestKind | None:
+    """The test of the first Jetstress file the log names (a Stress run's log goes on to name
+    the checksum run after it: the first is the report's own)."""
+    for text in texts:
+        for match in _LOGGED_FILE.finditer(text.text):
+            kind = kind_from_name(match.group(1))
+            if kind is not None:
+                return kind
+    return None
 
 
 def _kind_from_titles(titles: list[str]) -> TestKind | None:

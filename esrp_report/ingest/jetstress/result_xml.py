@@ -8,12 +8,12 @@ rest of the file is still used.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
 
 from lxml import etree
 
 from esrp_report.ingest.jetstress import labels as L
+from esrp_report.ingest.jetstress import times
 from esrp_report.ingest.jetstress.names import kind_from_name
 from esrp_report.ingest.safe_xml import read_xml, root_name, xml_number
 from esrp_report.model import InstanceRow, InstanceTable, Problem, Run, TableKind, TestKind
@@ -34,14 +34,6 @@ TABLE_SECTIONS: dict[str, TableKind] = {
     "disksubsystemoftransaction": TableKind.TRANSACTIONAL,
 }
 
-# Time stamps as Jetstress prints them (US culture), then ISO forms other tools write.
-TIME_FORMATS: tuple[str, ...] = (
-    "%m/%d/%Y %I:%M:%S %p",
-    "%m/%d/%Y %H:%M:%S",
-    "%Y-%m-%dT%H:%M:%S",
-    "%Y-%m-%dT%H:%M:%S.%f",
-    "%Y-%m-%d %H:%M:%S",
-)
 SUMMARY_TIMES = {
     "test start time": "test_start",
     "test end time": "test_end",
@@ -76,16 +68,6 @@ def _local(element: etree._Element) -> str:
 
 def _where(element: etree._Element) -> str:
     return f"line {element.sourceline}, <{_local(element)}>"
-
-
-def _time(text: str) -> datetime | None:
-    cleaned = " ".join(text.replace(".", "").split()).upper() if "T" not in text else text.strip()
-    for fmt in TIME_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt)
-        except ValueError:
-            continue
-    return None
 
 
 class _Reader:
@@ -176,13 +158,15 @@ def read_result_xml(path: str | Path) -> Run:
     run = Run(kind=kind, machine=machine or "", sources=[source], summary=summary)
     for label, attr in SUMMARY_TEXTS.items():
         setattr(run, attr, text(label))
+    # The summary's own times decide the order of day and month (the machine's culture prints them).
+    day_first = times.day_first_of(by_label.get(label, ("", None))[0] for label in SUMMARY_TIMES)
     for label, attr in SUMMARY_TIMES.items():
         value, element = by_label.get(label, ("", None))
         if not value or element is None:
             continue
-        stamp = _time(value)
+        stamp = times.parse_stamp(value, day_first)
         if stamp is None:
-            reader.problem(f"{label!r}: not a time: {value!r}; expected 'M/D/YYYY h:mm:ss AM'", element)
+            reader.problem(f"{label!r}: not a time: {value!r}; expected {times.EXPECTED}", element)
         setattr(run, attr, stamp)
 
     # Issues are free text in @value; a name attribute, when present, adds nothing.

@@ -18,16 +18,12 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation, Overflow
 from pathlib import Path
 
+from esrp_report.ingest.jetstress import times
 from esrp_report.ingest.text import read_text
 from esrp_report.model import LogEntry, Problem, TestLog, Thresholds
 from esrp_report.model.errors import InputError
 
-EXPECTED_LINE = "lines 'M/D/YYYY h:mm:ss AM -- message'"
-TIMESTAMP_FORMAT = "%m/%d/%Y %I:%M:%S %p"
-
-_ENTRY = re.compile(
-    r"^(?P<stamp>\d{1,2}/\d{1,2}/\d{4}\s+\d{1,2}:\d{2}:\d{2}\s*[AaPp]\.?[Mm]\.?)\s+--(?:\s|$)(?P<message>.*)$"
-)
+EXPECTED_LINE = "lines 'M/D/YYYY h:mm:ss AM -- message' (or the machine culture's date and time)"
 # Starts like a timestamp (a date, then a time) but may not be one we can read.
 _LOOKS_LIKE_ENTRY = re.compile(r"^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\s+\d{1,2}:\d{2}")
 _FENCE = re.compile(r"^(?:```|~~~)")
@@ -77,10 +73,6 @@ _ERRORS = tuple(re.compile(pattern, re.IGNORECASE) for _name, pattern in ERROR_R
 _NOT_ERRORS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in NOT_AN_ERROR_RULES)
 
 
-def _parse_stamp(text: str) -> datetime:
-    return datetime.strptime(" ".join(text.replace(".", "").split()).upper(), TIMESTAMP_FORMAT)
-
-
 def _clean(message: str) -> str:
     message = _MARKDOWN_LINK.sub(r"\1", message)
     message = _ANGLE_PATH.sub(r"\1", message)
@@ -94,16 +86,27 @@ def parse_test_log(text: str, source: str, first_line: int = 1) -> TestLog:
     """
     log = TestLog(source=source)
     pending: list[tuple[datetime, list[str], int]] = []
-    for offset, raw in enumerate(text.splitlines()):
+    lines = [raw.strip().lstrip("\ufeff") for raw in text.splitlines()]
+    # The log's own stamps decide the order of day and month ("04/09/2012" is April or September).
+    stamps = [m.group("stamp") for line in lines if (m := times.LOG_ENTRY.match(line)) is not None]
+    day_first = times.day_first_of(stamps)
+    if times.contradicts(stamps):
+        log.problems.append(
+            Problem(
+                source,
+                "the log's dates disagree on the order of day and month (one has a day above 12 first, "
+                "another second); slashed dates are read month first",
+                location=f"line {first_line}",
+            )
+        )
+    for offset, line in enumerate(lines):
         line_no = first_line + offset
-        line = raw.strip().lstrip("\ufeff")
         if not line or _FENCE.match(line):
             continue
-        match = _ENTRY.match(line)
+        match = times.LOG_ENTRY.match(line)
         if match is not None:
-            try:
-                stamp = _parse_stamp(match.group("stamp"))
-            except ValueError:
+            stamp = times.parse_stamp(match.group("stamp"), day_first)
+            if stamp is None:
                 log.problems.append(
                     Problem(
                         source,

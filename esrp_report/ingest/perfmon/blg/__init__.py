@@ -17,10 +17,11 @@ reader: what it skips is reported with the buffer index, byte offset and what wa
 
 The package, a module a line; each imports only modules above it:
 
-- ``filetime.py``: FILETIME stamps as UTC datetimes (:func:`utc_stamps`) or local text.
-- ``timezone.py``: the header's zone resolved to IANA (:func:`resolve_zone`, ``tzres.toml``),
-  per-stamp offsets with daylight saving.
-- ``header.py``: the log-file header (:class:`BlgHeader`, :func:`parse_log_header`), :func:`zone_name`.
+- ``filetime.py``: FILETIME stamps as UTC datetimes (:func:`utc_stamps`) or local text, and
+  per-stamp offsets in a zone with daylight saving (:func:`local_offsets`).
+- ``header.py``: the log-file header (:class:`BlgHeader`, :func:`parse_log_header`).
+- ``timezone.py``: the header's zone resolved to IANA (:func:`resolve_zone`, ``tzres.toml``) and
+  named as Windows prints it (:func:`zone_name`).
 - ``container.py``: buffers, events (header types), fragments reassembled into records (``KIND_*``).
 - ``layouts.py``: what both layouts share: slots (constant ones too), the layout and its builder.
 - ``columns.py``: the counter columns (:class:`BlgColumn`) and the ``--counters`` :class:`Selector`.
@@ -47,7 +48,7 @@ from esrp_report.ingest.perfmon.blg.decoding import ENGINES, BlgBatch, native_en
 from esrp_report.ingest.perfmon.blg.decoding import _blgcook as _blgcook  # None when not built
 from esrp_report.ingest.perfmon.blg.file import BlgFile, Catalog
 from esrp_report.ingest.perfmon.blg.filetime import local_times, utc_stamps
-from esrp_report.ingest.perfmon.blg.header import EXPECTED_FILE, BlgHeader, parse_log_header, zone_name
+from esrp_report.ingest.perfmon.blg.header import EXPECTED_FILE, BlgHeader, parse_log_header
 from esrp_report.ingest.perfmon.blg.raw_counters import PDH_STATUS_NAMES, PathEntry, parse_path_entries
 from esrp_report.ingest.perfmon.blg.reading import (
     aware,
@@ -58,13 +59,12 @@ from esrp_report.ingest.perfmon.blg.reading import (
     window_averages,
     window_report,
 )
-from esrp_report.ingest.perfmon.blg.timezone import BlgZone, resolve_zone
+from esrp_report.ingest.perfmon.blg.timezone import BlgZone, resolve_zone, zone_name
 from esrp_report.ingest.perfmon.blg.window import WindowAverages
 from esrp_report.ingest.perfmon.blg_signature import BUFFER_HEADER, sniff_blg
 
 __all__ = [
     "BUFFER_HEADER",
-    "ENGINE",
     "ENGINES",
     "EXPECTED_FILE",
     "KIND_CATALOG",
@@ -97,7 +97,3 @@ __all__ = [
     "window_report",
     "zone_name",
 ]
-
-# What BlgFile uses when not told (one of ENGINES): read when each file is opened, so setting
-# it here chooses the engine of every reader after.
-ENGINE = "auto"

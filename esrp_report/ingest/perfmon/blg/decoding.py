@@ -34,6 +34,10 @@ _LISTED = 10  # sample times listed in a problem
 _HELD = 1000
 
 ENGINES = ("auto", "native", "numpy")  # "auto": the compiled engine when it was built
+# What BlgFile uses when not told (one of ENGINES). Read when each file is opened, so setting it
+# here (tests and the fuzzer do) chooses the engine of every file opened after; it lives beside
+# ENGINES so that file.py reads it through an ordinary import of the module that owns it.
+ENGINE = "auto"
 
 
 def native_engine_built() -> bool:

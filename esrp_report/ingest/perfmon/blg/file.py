@@ -5,7 +5,6 @@ catalog (35). Each sample record's own clock gives the log's UTC offset."""
 from __future__ import annotations
 
 import struct
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from esrp_report.ingest.perfmon.blg import decoding
 from esrp_report.ingest.perfmon.blg.columns import BlgColumn, Selector, _Columns
 from esrp_report.ingest.perfmon.blg.container import (
     KIND_CATALOG,
@@ -26,24 +26,17 @@ from esrp_report.ingest.perfmon.blg.container import (
 )
 from esrp_report.ingest.perfmon.blg.countersets import KIND_COUNTERSET, parse_counterset
 from esrp_report.ingest.perfmon.blg.decoding import ENGINES, BlgBatch, _Decoder, native_engine_built
-from esrp_report.ingest.perfmon.blg.filetime import _LAST_FILETIME
+from esrp_report.ingest.perfmon.blg.filetime import _LAST_FILETIME, local_offsets
 from esrp_report.ingest.perfmon.blg.layouts import _Malformed
 from esrp_report.ingest.perfmon.blg.perflib import _read_name_table
 from esrp_report.ingest.perfmon.blg.raw_counters import PathEntry, parse_path_entries
 from esrp_report.ingest.perfmon.blg.samples import _Layouts
-from esrp_report.ingest.perfmon.blg.timezone import BlgZone, local_offsets, resolve_zone
+from esrp_report.ingest.perfmon.blg.timezone import BlgZone, resolve_zone
 from esrp_report.ingest.perfmon.blg.window import _Window
 from esrp_report.model import Problem
 from esrp_report.model.errors import CounterLogError
 
 _BATCH_BYTES = 64 << 20  # raw sample bytes stacked before a batch is decoded
-_PACKAGE = __name__.rpartition(".")[0]  # esrp_report.ingest.perfmon.blg
-
-
-def _package_engine() -> str:
-    """The package's ``ENGINE``, read when a file is opened: setting ``blg.ENGINE`` chooses the
-    engine of the files opened after (tests and the fuzzer do)."""
-    return str(sys.modules[_PACKAGE].ENGINE)
 
 
 @dataclass
@@ -61,11 +54,12 @@ class BlgFile:
     """An open .blg: its header, and its samples as a stream of batches.
 
     ``engine``: "native" (the compiled gather-and-cook pass), "numpy", or "auto" (native when
-    built); None = the package's ``ENGINE``. Both give the same values, NaN for the same cells.
+    built); None = ``decoding.ENGINE``, read when the file is opened. Both give the same values,
+    NaN for the same cells.
     """
 
     def __init__(self, path: str | Path, *, engine: str | None = None) -> None:
-        chosen = _package_engine() if engine is None else engine
+        chosen = decoding.ENGINE if engine is None else engine
         if chosen not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, not {chosen!r}")
         if chosen == "native" and not native_engine_built():
@@ -89,6 +83,9 @@ class BlgFile:
         self.machine_names: list[str] = []
         self.catalog: Catalog | None = None
         self.problems: list[Problem] = []
+        # What _utc_offset found about the log's clock, kept apart so that it leads the problems
+        # a walk ends with (the container's and decoder's lists are rebuilt on every walk).
+        self._offset_problems: list[Problem] = []
         self.columns: list[BlgColumn] = []
         self.samples_read = 0
         self.samples_lost = 0
@@ -124,6 +121,7 @@ class BlgFile:
         ``window`` (see :func:`window_averages`) keeps the raw values at each column's window ends.
         """
         self.problems = []
+        self._offset_problems = []
         registry = _Columns(Selector(counters))
         self.columns = registry.list
         self.names = {}
@@ -168,9 +166,8 @@ class BlgFile:
         self.samples_unsupported = decoder.samples_unsupported
         self.unknown_headers = sorted(container.unknown_headers)
         self.error_samples = decoder.error_samples
-        offset_problems = [p for p in self.problems if "UTC offset" in p.message]
         self.problems = (
-            offset_problems
+            self._offset_problems
             + container.problems
             + layouts.problems
             + decoder.problems
@@ -242,7 +239,7 @@ class BlgFile:
             if zone is not None and at_first == derived:
                 self.zone = zone
             elif zone is not None:
-                self._note(
+                self._offset_note(
                     f"the UTC offset of the samples' own clock ({derived:+d} min) disagrees with the "
                     f"header's zone {found.windows} ({found.iana}: {at_first:+d} min at the first sample); "
                     "the clock's offset is used for every sample",
@@ -251,7 +248,7 @@ class BlgFile:
                 )
             elif self.header.daylight_bias:
                 # Only a zone with a daylight rule loses anything by staying unresolved.
-                self._note(
+                self._offset_note(
                     f"the header's time zone is unresolved ({found.why}); the UTC offset comes from the "
                     f"samples' own clock ({derived:+d} min, fixed: daylight saving not applied)",
                     where,
@@ -262,14 +259,14 @@ class BlgFile:
             self.zone = zone
             return at_first
         if not self.header.standard_name and not self.header.bias_minutes and not self.header.daylight_bias:
-            self._note(
+            self._offset_note(
                 "neither the samples' clocks nor the time-zone header state a UTC offset: time stamps "
                 "are the collector's local times (time_basis local)",
                 where,
                 "note",
             )
             return None
-        self._note(
+        self._offset_note(
             f"the first sample's clocks do not give its UTC offset and the header's time zone is "
             f"unresolved ({found.why}); the time-zone header's bias ({self.header.bias_minutes} min) "
             "is used as a fixed offset, daylight saving not applied",
@@ -278,8 +275,8 @@ class BlgFile:
         )
         return -self.header.bias_minutes
 
-    def _note(self, message: str, where: str, severity: str) -> None:
-        self.problems.append(Problem(self.source, message, location=where, severity=severity))
+    def _offset_note(self, message: str, where: str, severity: str) -> None:
+        self._offset_problems.append(Problem(self.source, message, location=where, severity=severity))
 
     def _catalog_check(self, layouts_seen: set[str]) -> list[Problem]:
         if self.catalog is None:

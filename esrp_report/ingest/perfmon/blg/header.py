@@ -6,14 +6,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from esrp_report.ingest.perfmon.blg.filetime import _utc
 from esrp_report.ingest.perfmon.blg_signature import BUFFER_HEADER, OLD_SIGNATURES, SYSTEM_HEADERS
 from esrp_report.model.errors import CounterLogError, UnsupportedFormatError
-
-if TYPE_CHECKING:
-    from esrp_report.ingest.perfmon.blg.timezone import BlgZone
 
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
@@ -137,20 +133,6 @@ def parse_log_header(head: bytes, source: str) -> BlgHeader:
         logger=strings[0] if strings else "",
         log_file=strings[1] if len(strings) > 1 else "",
     )
-
-
-def zone_name(header: BlgHeader, offset: int | None, found: BlgZone | None = None) -> str | None:
-    """The time zone's name as Windows prints it for the first sample (relog's CSV header): the
-    daylight name when the UTC offset in minutes is the daylight one, else the standard name; the
-    English text of a resolved zone (``found``), else the header's own words; None when it has none."""
-    standard, daylight = header.standard_name, header.daylight_name
-    if found is not None and found.iana is not None:
-        standard, daylight = found.standard_text or standard, found.daylight_text or daylight
-    if offset is None:
-        return standard or None
-    if -offset == header.bias_minutes + header.daylight_bias and header.daylight_bias:
-        return daylight or standard or None
-    return standard or None
 
 
 def _text_start(head: bytes) -> str | None:

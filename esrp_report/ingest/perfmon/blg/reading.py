@@ -19,7 +19,7 @@ from esrp_report.ingest.perfmon.blg.columns import BlgColumn
 from esrp_report.ingest.perfmon.blg.decoding import BlgBatch
 from esrp_report.ingest.perfmon.blg.file import BlgFile
 from esrp_report.ingest.perfmon.blg.filetime import utc_stamps
-from esrp_report.ingest.perfmon.blg.header import zone_name
+from esrp_report.ingest.perfmon.blg.timezone import zone_name
 from esrp_report.ingest.perfmon.blg.window import WindowAverages, _Window
 from esrp_report.ingest.perfmon.describe import SampleSummary, describe_log
 from esrp_report.model import COUNTERS_SCHEMA, CounterLog, LogDamage

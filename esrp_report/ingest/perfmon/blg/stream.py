@@ -16,7 +16,6 @@ import polars as pl
 
 from esrp_report.ingest.perfmon.blg.decoding import BlgBatch
 from esrp_report.ingest.perfmon.blg.file import BlgFile
-from esrp_report.ingest.perfmon.blg.header import zone_name
 from esrp_report.ingest.perfmon.blg.reading import (
     _column_name,
     _counters_frame,
@@ -25,6 +24,7 @@ from esrp_report.ingest.perfmon.blg.reading import (
     no_samples_error,
     read_blg,
 )
+from esrp_report.ingest.perfmon.blg.timezone import zone_name
 from esrp_report.model import CounterLog, LogDamage, StreamedCounterLog
 
 STREAM_BYTES = 256 << 20  # .blg files larger than this are streamed (see read_blg_log)

@@ -7,23 +7,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import numpy as np
 from tzlocal.windows_tz import win_tz
 
+from esrp_report.ingest.perfmon.blg.filetime import _FILETIME_EPOCH, _minutes
+from esrp_report.ingest.perfmon.blg.header import BlgHeader
 from esrp_report.model.data import package_toml
 
-if TYPE_CHECKING:  # header.py imports filetime.py, which imports this module
-    from esrp_report.ingest.perfmon.blg.header import BlgHeader
-
-_FILETIME_EPOCH = datetime(1601, 1, 1)
-_UNIX_EPOCH = datetime(1970, 1, 1)
-_DAY_TICKS = 864_000_000_000  # 100 ns ticks in a day
-_DAY_MICROS = 86_400_000_000
 _TZRES = re.compile(r"@tzres\.dll,\s*-(\d+)\s*$", re.IGNORECASE)
 
 
@@ -131,63 +124,6 @@ def resolve_zone(header: BlgHeader, first_local: int | None = None) -> BlgZone:
     return BlgZone(written, daylight, windows=names.key, iana=iana, standard_text=std, daylight_text=dlt)
 
 
-def local_offsets(stamps: np.ndarray[Any, np.dtype[np.int64]], zone: ZoneInfo) -> np.ndarray[Any, Any]:
-    """Local minus UTC in minutes for each local FILETIME stamp. A day whose two ends share one
-    offset has it throughout; only the stamps of a day with a change are looked up one by one. In
-    the repeated hour of a change back, a stamp not later than one before it is the second pass."""
-    if not len(stamps):
-        return np.zeros(0, np.int64)
-    days = stamps // _DAY_TICKS
-    unique = np.unique(days)
-    start = np.array([_local_offset(int(d) * _DAY_TICKS, zone) for d in unique], np.int64)
-    end = np.array([_local_offset(int(d + 1) * _DAY_TICKS - 1, zone) for d in unique], np.int64)
-    where = np.searchsorted(unique, days)
-    out = start[where]
-    mixed = np.flatnonzero((start != end)[where])
-    if len(mixed):
-        latest = np.maximum.accumulate(stamps)
-        for i in mixed:
-            second = i > 0 and latest[i - 1] >= stamps[i]
-            out[i] = _local_offset(int(stamps[i]), zone, fold=int(second))
-    return out
-
-
-def utc_offsets(micros: np.ndarray[Any, Any], zone: ZoneInfo) -> np.ndarray[Any, Any]:
-    """Local minus UTC in minutes for each UTC instant (microseconds since 1970), as the reverse
-    of :func:`local_offsets`: what convert needs to write local times."""
-    if not len(micros):
-        return np.zeros(0, np.int64)
-    days = micros // _DAY_MICROS
-    unique = np.unique(days)
-    start = np.array([_utc_offset(int(d) * _DAY_MICROS, zone) for d in unique], np.int64)
-    end = np.array([_utc_offset(int(d + 1) * _DAY_MICROS - 1, zone) for d in unique], np.int64)
-    where = np.searchsorted(unique, days)
-    out = start[where]
-    for i in np.flatnonzero((start != end)[where]):
-        out[i] = _utc_offset(int(micros[i]), zone)
-    return out
-
-
-def _local_offset(ticks: int, zone: ZoneInfo, fold: int = 0) -> int:
-    try:
-        moment = _FILETIME_EPOCH + timedelta(microseconds=ticks // 10)
-    except OverflowError:  # past year 9999: the last representable day's offset
-        moment = datetime.max
-    return _minutes(moment.replace(tzinfo=zone, fold=fold).utcoffset())
-
-
-def _utc_offset(micros: int, zone: ZoneInfo) -> int:
-    try:
-        moment = _UNIX_EPOCH + timedelta(microseconds=micros)
-    except OverflowError:
-        moment = datetime.max - timedelta(days=2)
-    return _minutes(moment.replace(tzinfo=UTC).astimezone(zone).utcoffset())
-
-
-def _minutes(delta: timedelta | None) -> int:
-    return 0 if delta is None else int(delta.total_seconds() // 60)
-
-
 def _year(first_local: int | None) -> int:
     if first_local is None or first_local <= 0:
         return datetime.now().year
@@ -201,3 +137,17 @@ def _signed(offsets: set[int]) -> str:
     return " and UTC".join(
         f"{'+' if m >= 0 else '-'}{abs(m) // 60:02d}:{abs(m) % 60:02d}" for m in sorted(offsets)
     )
+
+
+def zone_name(header: BlgHeader, offset: int | None, found: BlgZone | None = None) -> str | None:
+    """The time zone's name as Windows prints it for the first sample (relog's CSV header): the
+    daylight name when the UTC offset in minutes is the daylight one, else the standard name; the
+    English text of a resolved zone (``found``), else the header's own words; None when it has none."""
+    standard, daylight = header.standard_name, header.daylight_name
+    if found is not None and found.iana is not None:
+        standard, daylight = found.standard_text or standard, found.daylight_text or daylight
+    if offset is None:
+        return standard or None
+    if -offset == header.bias_minutes + header.daylight_bias and header.daylight_bias:
+        return daylight or standard or None
+    return standard or None

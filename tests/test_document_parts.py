@@ -1,0 +1,33 @@
+"""The document's section list has one owner (issue 31, item 4): ``model/sections.toml``. The
+manifest reader, ``init``, the table of contents and the template all ask it; the template
+writes no section's heading or anchor of its own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from esrp_report.model.sections import DOCUMENT_PARTS, INIT_SECTION_KEYS, SECTION_KEYS, SECTION_SLOTS
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "esrp" / "document.html"
+
+
+def test_the_template_places_every_part_by_its_key_and_writes_no_heading_of_its_own() -> None:
+    text = TEMPLATE.read_text(encoding="utf-8")
+    placed = [
+        match.group(1) or match.group(2)
+        for match in re.finditer(r'\{\{ prose\("(\w+)"\) \}\}|<h1 id="\{\{ parts\.(\w+)\.anchor \}\}">', text)
+    ]
+    assert placed == [part.key for part in DOCUMENT_PARTS]  # each once, in reading order
+    for part in DOCUMENT_PARTS:
+        assert f">{part.title}<" not in text, part.title
+        assert f'id="{part.anchor}"' not in text, part.anchor
+
+
+def test_the_keys_and_slots_follow_the_parts() -> None:
+    markdown = [p.key for p in DOCUMENT_PARTS if p.markdown]
+    assert tuple(markdown) == SECTION_KEYS
+    assert SECTION_SLOTS[0] == "contents" and "appendix" not in SECTION_SLOTS
+    assert set(INIT_SECTION_KEYS) <= set(SECTION_KEYS)
+    assert DOCUMENT_PARTS[-1].key == "appendix" and not DOCUMENT_PARTS[-1].slot
+    assert len({p.anchor for p in DOCUMENT_PARTS}) == len(DOCUMENT_PARTS)
