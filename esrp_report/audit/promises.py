@@ -30,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from esrp_report.audit.result import Missing
+from esrp_report.ingest.jetstress.labels import kind_named
 from esrp_report.model import DocLine, PublishedDocument, PublishedReport, TestKind
 
 _CONTENTS_HEADINGS = frozenset(("content", "contents", "table of contents"))
@@ -67,6 +68,8 @@ def missing_promises(doc: PublishedDocument, numbers_read: int) -> list[Missing]
         missing += gone
         found_pages += found
         promised_pages += [e.page for e in entries]
+    listed = {e.key for entries, _listing in [*_contents(lines), *_references(lines)] for e in entries}
+    missing = _read_untitled(doc, missing, listed)
     out: list[Missing] = []
     if missing:
         per_page = numbers_read / max(max(found_pages, default=1), 1)
@@ -95,6 +98,38 @@ def missing_promises(doc: PublishedDocument, numbers_read: int) -> list[Missing]
             )
         )
     return out
+
+
+def _read_untitled(doc: PublishedDocument, missing: list[_Entry], listed: set[str]) -> list[_Entry]:
+    """A promised report whose title is not printed, while a report of its test was read after the
+    line that promised it (found by its own tables, its title not one the lists give): not
+    missing. Each report answers one promise."""
+    reports = [
+        r
+        for r in doc.reports
+        if r.run is not None and not any(part and part in listed for part in map(_key, r.title.split(" / ")))
+    ]
+    used: set[int] = set()
+    kept: list[_Entry] = []
+    for entry in missing:
+        kind = kind_named(entry.key)
+        report = next(
+            (
+                k
+                for k, r in enumerate(reports)
+                if kind is not None
+                and k not in used
+                and r.run is not None
+                and r.run.kind is kind
+                and r.first_line > entry.line
+            ),
+            None,
+        )
+        if report is None:
+            kept.append(entry)
+        else:
+            used.add(report)
+    return kept
 
 
 def _key(title: str) -> str:

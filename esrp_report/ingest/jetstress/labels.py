@@ -104,6 +104,16 @@ _KIND_WORDS = (
     (r"db ?checksum|checksum", TestKind.DB_CHECKSUM),
 )
 
+_KIND_WORD_PATTERNS = tuple((re.compile(rf"\b(?:{word})\b"), kind) for word, kind in _KIND_WORDS)
+
+
+def kind_named(text: str) -> TestKind | None:
+    """The one Jetstress test a title names by its word ("... Jetstress – 24-hour stress"), or
+    None when it names none or several."""
+    kinds = {kind for pattern, kind in _KIND_WORD_PATTERNS if pattern.search(text)}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 # Report titles naming the test: "Stress Test Result Report (from server X)", the heading lines
 # "Microsoft Exchange Server Jetstress - DBChecksum" and "... Jetstress – 24-hour stress" of
 # converted appendices, and "Server 4 (EMAIL5): Stress" as esrp-report's documents print it.
