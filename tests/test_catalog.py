@@ -20,9 +20,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from esrp_report.app.catalog import ingest
 from esrp_report.catalog import parse, query
 from esrp_report.catalog.archive import Limits
-from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.migrations import LATEST
 from esrp_report.catalog.store import Catalog, CatalogError
 from esrp_report.cli.main import app
@@ -393,11 +393,11 @@ def test_dask_local_cluster_with_two_workers_gives_the_local_catalog(
 
 
 def test_a_catalogued_run_comes_back_as_the_model_run_for_comparisons(tmp_path: Path) -> None:
-    from esrp_report.analysis.solution import load_solution
+    from esrp_report.app.evidence import solution
 
     ingest([SAMPLES / "EMAIL5"], tmp_path / "cat", jobs=1)
     original = next(
-        r for r in load_solution([SAMPLES / "EMAIL5"]).servers[0].runs if r.kind.value == "Performance"
+        r for r in solution([SAMPLES / "EMAIL5"]).servers[0].runs if r.kind.value == "Performance"
     )
     with Catalog.open(tmp_path / "cat", read_only=True) as catalog:
         (run,) = query.load_runs(catalog, "EMAIL5")  # a design: its Performance runs

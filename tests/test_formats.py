@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,8 +9,6 @@ from typer.testing import CliRunner
 
 from esrp_report.cli.main import app
 from esrp_report.ingest import formats
-from esrp_report.ingest.evidence import read_evidence
-from esrp_report.model import Run, TestKind
 
 runner = CliRunner()
 
@@ -45,38 +42,14 @@ def test_inspect_and_convert_give_the_same_answer_for_a_file_that_is_no_counter_
     assert "not a supported file" in inspected.output and "not a supported file" in converted.output
 
 
-@pytest.fixture
-def toy_format() -> Iterator[formats.EvidenceFormat]:
-    def recognises(head: formats.Head) -> bool:
-        return head.data.startswith(b"TOY1")
-
-    def read(path: Path, evidence: formats.Evidence) -> None:
-        evidence.runs.append(Run(TestKind.PERFORMANCE, path.read_text().split()[1], sources=[str(path)]))
-
-    fmt = formats.register(formats.EvidenceFormat("toy", "a toy file", recognises, read))
-    try:
-        yield fmt
-    finally:
-        formats.FORMATS.remove(fmt)
-
-
-def test_a_new_format_is_one_registration(toy_format: formats.EvidenceFormat, tmp_path: Path) -> None:
-    (tmp_path / "run.toy").write_text("TOY1 MBX7")
-    evidence = read_evidence([tmp_path])
-    assert [run.machine for run in evidence.runs] == ["MBX7"]
-    assert formats.detect_format(tmp_path / "run.toy") == "toy"
-    with pytest.raises(ValueError, match="registered already"):
-        formats.register(toy_format)
-
-
 def test_reading_a_folder_imports_no_reader_it_does_not_need(tmp_path: Path) -> None:
     import subprocess
     import sys
 
     (tmp_path / "Performance_x.txt").write_text("3/11/2011 1:27:46 PM -- Jetstress testing begins ...\n")
     code = (
-        "import sys; from pathlib import Path; from esrp_report.ingest.evidence import read_evidence; "
-        f"read_evidence([Path({str(tmp_path)!r})]); "
+        "import sys; from pathlib import Path; from esrp_report.app.evidence import read; "
+        f"read([Path({str(tmp_path)!r})]); "
         "print('esrp_report.ingest.perfmon.blg.stream' in sys.modules, 'esrp_report.ingest.jetstress.test_log' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -19,8 +19,8 @@ import jinja2
 import pytest
 from typer.testing import CliRunner
 
+from esrp_report.app.catalog import ingest
 from esrp_report.catalog import query
-from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import CatalogError
 from esrp_report.cli.main import app
 from esrp_report.ingest.config.manifest import ManifestError, read_manifest

@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from esrp_report.app.catalog import ingest
 from esrp_report.catalog import archive as arc
 from esrp_report.catalog.archive import Limits
-from esrp_report.catalog.ingest import ingest
 from esrp_report.catalog.store import Catalog
 from esrp_report.cli.main import app
 from esrp_report.model.errors import InputError

@@ -8,16 +8,14 @@ comparison is why assembling is analysis, not reading (:mod:`esrp_report.ingest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 from esrp_report.analysis.compare import compare_tables, instance_key
 from esrp_report.analysis.vetting import vet_figures, vet_once
 from esrp_report.ingest import event_log
-from esrp_report.ingest.evidence import Evidence, read_evidence
+from esrp_report.ingest.formats import Evidence
 from esrp_report.ingest.jetstress.names import kind_from_name, normalized_stem
 from esrp_report.model import InstanceTable, Problem, Run, Solution, TestKind
-from esrp_report.model.errors import InputError
 
 
 def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
@@ -286,20 +284,3 @@ def _run_keys(run: Run) -> list[tuple[str, str]]:
         # The report names its counter log by a path on the tested machine; it sits beside the report.
         keys.append(_key(run.performance_log, str(Path(run.sources[0]).parent)))
     return keys
-
-
-def load_solution(paths: Iterable[Path], name: str = "solution") -> Solution:
-    """Read the evidence in these files and folders and assemble it into a solution. Raises the reader's error
-    when no file could be read, and InputError when no Jetstress evidence was found."""
-    paths = list(paths)
-    evidence = read_evidence(paths)
-    if evidence.files_read == 0 and evidence.unreadable:
-        raise evidence.unreadable[0]  # nothing else to judge: the reader's own error, exit 2
-    if evidence.files_read == 0:
-        shown = ", ".join(str(p) for p in paths)
-        raise InputError(
-            shown,
-            "no Jetstress evidence found",
-            expected="HTML reports, result/config XML, test logs or perfmon CSV/TSV files",
-        )
-    return assemble(evidence, name)

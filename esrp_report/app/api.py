@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from esrp_report.files.safe import Tree, refuse_overwriting
 from esrp_report.ingest import evidence as ev
-from esrp_report.ingest.safe_files import Tree, refuse_overwriting
 from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from esrp_report.analysis.trends import Comparison
     from esrp_report.app.convert import ConvertResult
     from esrp_report.audit import AuditResult
+    from esrp_report.ingest.perfmon.blg import WindowAverages
     from esrp_report.model.sizing import SizingResult
     from esrp_report.model.trends import PublishedTable
     from esrp_report.render.document import Document
@@ -57,70 +58,41 @@ def check(
     perfmon CSV/TSV (None: found from each file)."""
     from esrp_report.analysis.assess import assess
     from esrp_report.analysis.rules import load_rules
-    from esrp_report.analysis.solution import load_solution
+    from esrp_report.app import evidence
     from esrp_report.ingest.perfmon import counter_csv
 
     if target_iops is not None and not (math.isfinite(target_iops) and target_iops > 0):
         raise InputError("target_iops", f"is {target_iops!r}", expected="a finite number of IOPS above 0")
     rules = load_rules(rules_file, loosen=loosen)
     with counter_csv.encoding_given(encoding):
-        solution = load_solution(paths, name or ", ".join(p.name or str(p) for p in paths))
+        solution = evidence.solution(paths, name or ", ".join(p.name or str(p) for p in paths))
     return assess(solution, rules, target_iops)
 
 
 def inspect(path: Path, *, encoding: str | None = None) -> dict[str, Any]:
     """Describe any supported file: its format and what it holds (``encoding``: a perfmon
     CSV/TSV's code page instead of the one found from its bytes)."""
-    from esrp_report.render import payload
+    from esrp_report.app import evidence
 
-    fmt = ev.detect_format(path)
-    # Only the reader of this file's format is imported (start-up: docs/benchmarks.md).
-    out: dict[str, Any] = {"file": str(path), "format": fmt}
-    if fmt == ev.REPORT_HTML:
-        from esrp_report.ingest.jetstress import report_html
+    return evidence.describe(path, evidence.ReadOptions(encoding))
 
-        out.update(payload.describe_run(report_html.read_report(path)))
-    elif fmt == ev.RESULT_XML:
-        from esrp_report.ingest.jetstress import result_xml
 
-        out.update(payload.describe_run(result_xml.read_result_xml(path)))
-    elif fmt == ev.CONFIG_XML:
-        from esrp_report.ingest.jetstress import config_xml
+def blg_averages(
+    path: Path,
+    *,
+    counters: list[str] | None = None,
+    begin: datetime | None = None,
+    end: datetime | None = None,
+) -> WindowAverages:
+    """``inspect --averages``: per counter of a binary log, the exact window average from raw
+    first/last values beside the mean of the cooked samples. Another format is an EsrpError."""
+    from esrp_report.ingest import formats
+    from esrp_report.ingest.perfmon import blg
 
-        profile, problems = config_xml.read_config_xml_with_problems(path)
-        out.update(
-            {
-                "test_type": profile.test_type,
-                "duration": profile.duration,
-                "mailbox_count": profile.mailbox_count,
-                "mailbox_iops": profile.mailbox_iops,
-                "target_iops": profile.target_iops,
-                "mailbox_quota_mb": profile.mailbox_quota_mb,
-                "thread_count": profile.thread_count,
-                "log_interval_ms": profile.log_interval_ms,
-                "threshold_sets": {
-                    name: {"thresholds_ms": vars(t), "test_run_types": kinds}
-                    for name, (t, kinds) in profile.threshold_sets.items()
-                },
-                "instances": len(profile.instances),
-                "problems": [payload.problem_dict(p) for p in problems],
-            }
-        )
-    elif fmt == ev.COUNTER_CSV:
-        from esrp_report.ingest.perfmon import counter_csv
-
-        out.update(counter_csv.describe_counter_file(path, encoding=encoding))
-    elif fmt == ev.BLG:
-        from esrp_report.ingest.perfmon import blg
-
-        out.update(blg.describe_blg(path))
-    elif fmt == ev.TEST_LOG:
-        from esrp_report.ingest.jetstress import test_log
-
-        out.update(payload.describe_test_log(test_log.read_test_log(path)))
-    else:
-        out["problems"] = [{"message": f"{fmt} files are recognised but not read yet"}]
-    return out
+    found = formats.detect(path)  # the detector every command uses (regular files only)
+    if found is not formats.BLG:
+        raise EsrpError(f"{path}: --averages needs a binary perfmon log (.blg); this is {found.looks_like}")
+    return blg.window_report(path, counters=counters, begin=begin, end=end)
 
 
 def convert_counter_log(
@@ -157,6 +129,7 @@ __all__ = [
     "FORMATS",
     "BuildResult",
     "audit_document",
+    "blg_averages",
     "build",
     "check",
     "compare_catalog",
@@ -183,12 +156,12 @@ def solution_from_manifest(manifest: Manifest) -> tuple[Solution, dict[str, str]
 def _read_servers(manifest: Manifest, solution: Solution) -> Iterator[tuple[Server, str]]:
     """Each server's evidence, in manifest order, added to ``solution`` (with the problems met)
     and yielded with its label as soon as it is read."""
-    from esrp_report.analysis.solution import load_solution
+    from esrp_report.app import evidence
 
     base = Path(manifest.path).resolve().parent
     for entry in manifest.servers:
         paths = [base / p for p in entry.results]
-        part = load_solution(paths, entry.label)
+        part = evidence.solution(paths, entry.label)
         solution.problems.extend(part.problems)
         if len(part.servers) != 1:
             names = ", ".join(s.name for s in part.servers)
@@ -277,7 +250,7 @@ def build(
 
     ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores).
     ``allow_linked_files``: the manifest's files may be hard links or on another device (the
-    person running the build vouches for them; see ingest/safe_files.py)."""
+    person running the build vouches for them; see files/safe.py)."""
     from esrp_report.analysis.sizing import sized_manifest
     from esrp_report.ingest.config.manifest import read_manifest
 
@@ -621,7 +594,7 @@ def _write_report(
 def load_compared_run(path: Path) -> list[Run]:
     """The Performance runs a RUN argument names: every server's under a results folder, or one
     report file (with the Jetstress configuration XML beside it, for the planned IOPS)."""
-    from esrp_report.analysis.solution import load_solution
+    from esrp_report.app import evidence
 
     if not path.exists():
         raise InputError(path, "no such file or folder")
@@ -632,7 +605,7 @@ def load_compared_run(path: Path) -> list[Run]:
             for p in sorted(path.parent.glob("*.xml"))
             if p.resolve() != path.resolve() and ev.detect_format(p) == ev.CONFIG_XML
         ]
-    solution = load_solution(paths, path.name)
+    solution = evidence.solution(paths, path.name)
     return [run for server in solution.servers for run in server.runs if run.kind is TestKind.PERFORMANCE]
 
 

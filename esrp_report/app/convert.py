@@ -45,12 +45,13 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from esrp_report.app import evidence
+from esrp_report.files.safe import refuse_overwriting
 from esrp_report.ingest import formats
 from esrp_report.ingest.guards import printable, require_regular_file
 from esrp_report.ingest.perfmon import blg, counter_csv
-from esrp_report.ingest.safe_files import refuse_overwriting
 from esrp_report.model import Problem
-from esrp_report.model.errors import InputError, UnsupportedFormatError
+from esrp_report.model.errors import InputError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
 ROW_GROUP_BYTES = 128 << 20  # values per Parquet row group (batches are gathered to this size)
@@ -111,7 +112,9 @@ def convert(
         raise InputError(output, "the folder to write into does not exist", expected=f"a folder {folder}")
     require_regular_file(source)  # a FIFO would block the first open forever
     refuse_overwriting([output], [source])  # the writer truncates its file before the reader starts
-    found = formats.detect(source)  # the detector every command uses: one answer per file
+    # The registry says whether the file has samples to stream; a format without them is refused
+    # with its own reason, whatever it is (app/evidence.py).
+    found = evidence.streaming_format(source, purpose="convert takes counter logs")
     try:
         if found is formats.BLG:
             return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
@@ -119,6 +122,9 @@ def convert(
             return _convert_csv(
                 source, output, fmt, counters=counters, bounds=(begin, end), encoding=encoding
             )
+        return _convert_log(
+            source, output, fmt, found, counters=counters, bounds=(begin, end), encoding=encoding
+        )
     except OSError as exc:
         # A full disk, a folder made read-only, the source gone: the writer has removed what it
         # wrote (``_Writer.__exit__``), so the message can say nothing was kept.
@@ -127,12 +133,35 @@ def convert(
             f"cannot convert: {exc.strerror or exc}; nothing was kept: the partial {output} was removed",
             expected="a source that stays in place and an output folder with room this user can write",
         ) from None
-    raise UnsupportedFormatError(
-        source,
-        f"convert takes counter logs; this is {found.looks_like}",
-        location="start of file",
-        expected=f"{formats.BLG.looks_like} or {formats.COUNTER_CSV.looks_like}",
-    )
+
+
+def _convert_log(
+    source: Path,
+    output: Path,
+    fmt: str,
+    found: formats.EvidenceFormat,
+    *,
+    counters: Sequence[str] | None,
+    bounds: tuple[datetime | None, datetime | None],
+    encoding: str | None,
+) -> ConvertResult:
+    """Any other streaming format, through its ``stream`` part: the counter log's batches, as
+    read. The two perfmon formats have writers of their own above because their headers carry
+    what a counter log does not keep (a CSV's first cell as written, a .blg's zone per stamp)."""
+    log = evidence.open_stream(source, evidence.ReadOptions(encoding), found=found)
+    selector = blg.Selector(counters)
+    chosen = log.counters.filter(pl.col("path").map_elements(selector.wants, return_dtype=pl.Boolean))
+    offset = log.utc_offset_minutes
+    selection = ["timestamp", *chosen.get_column("column")]
+    keep = _window(*bounds, offset)
+    paths = chosen.get_column("path").to_list()
+    written = 0
+    with _Writer(output, fmt, paths, zone=log.time_zone_name, offset=offset, source=str(source)) as writer:
+        for batch in log.sample_batches():
+            samples = batch.select(selection).filter(keep)
+            writer.write(samples.get_column("timestamp"), samples.drop("timestamp"))
+            written += samples.height
+    return writer.result(ConvertResult(output, fmt, len(paths), written, list(log.problems)))
 
 
 def _convert_csv(

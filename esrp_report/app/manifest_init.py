@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from esrp_report.analysis import solution as ev
 from esrp_report.analysis.stated import exchange_and_esrp, server_evidence
+from esrp_report.app import evidence
 from esrp_report.model import PLACEHOLDER, Run, TestKind
 from esrp_report.model.sections import INIT_SECTION_KEYS
 from esrp_report.model.server_facts import fact_specs
@@ -122,7 +122,7 @@ def init_manifest(results: list[Path], manifest_path: Path) -> str:
     base = manifest_path.resolve().parent
     servers: list[tuple[str, str | list[str], list[Run]]] = []
     for given in results:
-        solution = ev.load_solution([given], given.name)
+        solution = evidence.solution([given], given.name)
         sources = [[src for run in server.runs for src in run.sources] for server in solution.servers]
         for server, where in zip(solution.servers, _results_of(given, sources, base), strict=True):
             servers.append((server.name, where, server.runs))

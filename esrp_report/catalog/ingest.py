@@ -1,7 +1,9 @@
 """Ingest folders and archives into a catalog: scan and hash here, parse in parallel, write here.
 
 Parsing runs in local worker processes, or on a Dask cluster (``dask_address``); the writer is
-always this process, so the catalog has one writer whatever does the parsing.
+always this process, so the catalog has one writer whatever does the parsing. What parses a
+folder is given by the caller (``parse``: app/catalog.py reads it through the evidence pipeline
+every command uses): the catalog stores what it returns and does not read evidence itself.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import duckdb
 
 from esrp_report.catalog import archive as arc
 from esrp_report.catalog import lifeline
-from esrp_report.catalog.parse import FolderJob, ParsedFolder, parse_folder
+from esrp_report.catalog.parse import FolderJob, ParsedFolder
 from esrp_report.catalog.store import DATABASE, STAGING, Catalog, CatalogError
 from esrp_report.model.errors import InputError
 
@@ -66,9 +68,11 @@ class IngestReport:
 
 
 Outcome = ParsedFolder | str  # a parsed folder, or why its parsing raised (a bug)
+# What parses one folder: a module-level function, so that it pickles to a worker by name.
+Parse = Callable[[FolderJob], ParsedFolder]
 
 
-def parse_batch(jobs: tuple[FolderJob, ...]) -> list[Outcome]:
+def parse_batch(parse: Parse, jobs: tuple[FolderJob, ...]) -> list[Outcome]:
     """Parse several folders in one worker job; one folder's failure costs only that folder.
 
     A failure comes back as text: an exception may not survive pickling back to the parent.
@@ -76,7 +80,7 @@ def parse_batch(jobs: tuple[FolderJob, ...]) -> list[Outcome]:
     out: list[Outcome] = []
     for job in jobs:
         try:
-            out.append(parse_folder(job))
+            out.append(parse(job))
         except Exception as exc:  # a bug must not stop the batch; reported per folder
             out.append(f"{type(exc).__name__}: {exc}")
     return out
@@ -96,8 +100,11 @@ class _Done:
 
 
 class _InProcess:
+    def __init__(self, parse: Parse) -> None:
+        self.parse = parse
+
     def submit(self, jobs: tuple[FolderJob, ...]) -> Any:
-        return _Done(parse_batch(jobs))
+        return _Done(parse_batch(self.parse, jobs))
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         return iter(futures)
@@ -107,11 +114,12 @@ class _InProcess:
 
 
 class _Local:
-    def __init__(self, executor: ProcessPoolExecutor) -> None:
+    def __init__(self, executor: ProcessPoolExecutor, parse: Parse) -> None:
         self.executor = executor
+        self.parse = parse
 
     def submit(self, jobs: tuple[FolderJob, ...]) -> Any:
-        return self.executor.submit(parse_batch, jobs)
+        return self.executor.submit(parse_batch, self.parse, jobs)
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         return as_completed(futures)
@@ -121,11 +129,12 @@ class _Local:
 
 
 class _Dask:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, parse: Parse) -> None:
         self.client = client
+        self.parse = parse
 
     def submit(self, jobs: tuple[FolderJob, ...]) -> Any:
-        return self.client.submit(parse_batch, jobs, pure=False)
+        return self.client.submit(parse_batch, self.parse, jobs, pure=False)
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         from distributed import as_completed as dask_completed  # noqa: PLC0415 - see _pool
@@ -137,7 +146,7 @@ class _Dask:
 
 
 @contextmanager
-def _pool(jobs: int, dask_address: str | None) -> Iterator[_Pool]:
+def _pool(jobs: int, dask_address: str | None, parse: Parse) -> Iterator[_Pool]:
     if dask_address:
         # Imported only when asked for: distributed takes about a second to import.
         from distributed import Client  # noqa: PLC0415
@@ -147,18 +156,18 @@ def _pool(jobs: int, dask_address: str | None) -> Iterator[_Pool]:
         except (OSError, TimeoutError) as exc:
             raise InputError(dask_address, f"cannot reach the Dask scheduler: {exc}") from exc
         try:
-            yield _Dask(client)
+            yield _Dask(client, parse)
         finally:
             client.close()  # type: ignore[no-untyped-call]
         return
     if jobs <= 1:
-        yield _InProcess()
+        yield _InProcess(parse)
         return
     context = multiprocessing.get_context("spawn")  # the parent runs Polars' threads: no fork
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=lifeline.tie_to_parent, initargs=(os.getpid(),)
     ) as executor:
-        yield _Local(executor)
+        yield _Local(executor, parse)
 
 
 def _scan(
@@ -227,16 +236,25 @@ def ingest(
     inputs: Iterable[Path],
     catalog_dir: Path,
     *,
+    parse: Parse,
     jobs: int | None = None,
     dask_address: str | None = None,
     limits: arc.Limits | None = None,
     progress: Progress | None = None,
 ) -> IngestReport:
-    """Bring ``inputs`` (folders, files, ``.zip`` archives) into the catalog at ``catalog_dir``."""
+    """Bring ``inputs`` (folders, files, ``.zip`` archives) into the catalog at ``catalog_dir``,
+    each changed folder parsed by ``parse``."""
     report = IngestReport()
     try:
         return _ingest(
-            inputs, catalog_dir, report, jobs=jobs, dask_address=dask_address, limits=limits, tell=progress
+            inputs,
+            catalog_dir,
+            report,
+            parse=parse,
+            jobs=jobs,
+            dask_address=dask_address,
+            limits=limits,
+            tell=progress,
         )
     except OSError as exc:
         raise _disk_fault(
@@ -279,6 +297,7 @@ def _ingest(
     catalog_dir: Path,
     report: IngestReport,
     *,
+    parse: Parse,
     jobs: int | None,
     dask_address: str | None,
     limits: arc.Limits | None,
@@ -300,7 +319,7 @@ def _ingest(
             }
             tell("parse", 0, len(changed))
             records: list[tuple[str, str, int, list[dict[str, Any]]]] = []
-            with _pool(jobs, dask_address) as pool:
+            with _pool(jobs, dask_address, parse) as pool:
                 for done, (folder, parsed) in enumerate(_parsed(pool, changed, jobs), start=1):
                     if isinstance(parsed, str):
                         report.failures.append(f"{folder.location}: {parsed}")

@@ -1,28 +1,26 @@
-"""Parse one results folder into catalog rows: the work a local process or a Dask worker does.
+"""One results folder's runs as catalog rows: what the evidence pipeline read, assembled and
+judged (app/catalog.py, in a local process or a Dask worker) turned into rows here.
 
 Everything returned is plain data (dicts, lists, Polars frames) so it pickles to any worker and
-back; the single writer in the client turns it into DuckDB rows and Parquet files.
+back; the single writer in the client turns it into DuckDB rows and Parquet files. Reading and
+judging are the app layer's (the same pipeline ``check`` uses): the catalog stores their results.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from esrp_report.analysis import aggregate as agg
-from esrp_report.analysis.assess import assess_run
-from esrp_report.analysis.rules import Rule, load_rules
-from esrp_report.analysis.solution import assemble
-from esrp_report.ingest import evidence as ev
 from esrp_report.ingest.jetstress.names import normalized_stem
-from esrp_report.model import CounterLog, InstanceTable, Problem, Run, TableKind, TestKind
-from esrp_report.model.errors import InputError, UnsupportedFormatError
+from esrp_report.model import CounterLog, InstanceTable, Problem, Run, Solution, TableKind, TestKind
+
+if TYPE_CHECKING:
+    from esrp_report.analysis.assess import RunAssessment
 
 SERIES_SCHEMA = {"timestamp": pl.Datetime("us", "UTC"), "counter_id": pl.Int32(), "value": pl.Float64()}
 INSTANCE_SCHEMA = {
@@ -78,12 +76,8 @@ def design_of(location: str) -> str:
     return location.rsplit("/", 1)[0] if "/" in location else location
 
 
-@cache
-def _rules() -> list[Rule]:
-    return load_rules()
-
-
-def _problem(location: str, p: Problem) -> dict[str, Any]:
+def problem_row(location: str, p: Problem) -> dict[str, Any]:
+    """A problem as a row of the problems table."""
     return {
         "location": location,
         "source": p.source,
@@ -93,54 +87,33 @@ def _problem(location: str, p: Problem) -> dict[str, Any]:
     }
 
 
-def _read(job: FolderJob, parsed: ParsedFolder) -> ev.Evidence:
-    """Each file on its own, so one damaged file costs only itself."""
-    merged = ev.Evidence()
-    for name, path, _digest, _size in job.files:
-        try:
-            one = ev.read_evidence([Path(path)], strict_files=False)
-            if one.unreadable:
-                raise one.unreadable[0]  # recorded under the name it is catalogued by, below
-        except UnsupportedFormatError as exc:  # a README or a screenshot beside the results
-            parsed.problems.append(
-                {
-                    "location": job.location,
-                    "source": name,
-                    "severity": "note",
-                    "message": exc.detail,
-                    "lost": 0,
-                }
-            )
-            continue
-        except InputError as exc:
-            message = str(exc).replace(path, name)
-            parsed.problems.append(
-                {"location": job.location, "source": name, "severity": "error", "message": message, "lost": 1}
-            )
-            continue
-        for attr in ("runs", "result_xmls", "counter_logs", "test_logs", "configs", "event_logs", "problems"):
-            getattr(merged, attr).extend(getattr(one, attr))
-        merged.files_read += one.files_read
-    return merged
+def file_problem(location: str, name: str, severity: str, message: str) -> dict[str, Any]:
+    """A problem with one file of a folder, by the name the catalog gives it: a file no format
+    takes (a note) or one that could not be read (an error; the file is lost)."""
+    return {
+        "location": location,
+        "source": name,
+        "severity": severity,
+        "message": message,
+        "lost": 1 if severity == "error" else 0,
+    }
 
 
-def parse_folder(job: FolderJob) -> ParsedFolder:
-    """Read one folder's files (each on its own, so a damaged file costs only itself), assemble and assess its
-    runs, and return them as catalog rows with the folder's problems."""
-    parsed = ParsedFolder(job.location)
+Assess = Callable[[str, Run], "RunAssessment"]  # (server, run) -> its verdicts, as check judges them
+
+
+def folder_rows(job: FolderJob, parsed: ParsedFolder, solution: Solution, assess: Assess) -> ParsedFolder:
+    """Add a folder's runs (``solution``: what the evidence pipeline assembled of it; ``assess``:
+    how each run is judged) to ``parsed``, with the problems met assembling them."""
     by_path = {path: (name, digest, size) for name, path, digest, size in job.files}
-    evidence = _read(job, parsed)
-    if not evidence.runs and not evidence.result_xmls and not evidence.counter_logs:
-        parsed.problems.extend(_problem(job.location, p) for p in evidence.problems)
-        return parsed
-    solution = assemble(evidence, job.location)
-    parsed.problems.extend(_problem(job.location, p) for p in solution.problems)
+    parsed.problems.extend(problem_row(job.location, p) for p in solution.problems)
     runs = [run for server in solution.servers for run in server.runs]
     claimed = {path for run in runs for path in _run_paths(run)}
     shared = sorted((by_path[p] for p in by_path if p not in claimed), key=lambda t: t[0])
     for server in solution.servers:
         for run in server.runs:
-            parsed.runs.append(_parse_run(job.location, server.name, run, by_path, shared))
+            assessed = assess(server.name, run)
+            parsed.runs.append(_parse_run(job.location, server.name, run, assessed, by_path, shared))
     return parsed
 
 
@@ -163,10 +136,11 @@ def _role(path: str, run: Run) -> str:
     return "result xml" if path.casefold().endswith(".xml") else "report"
 
 
-def _parse_run(
+def _parse_run(  # noqa: PLR0917 - one run's parts, each needed for its rows
     location: str,
     server: str,
     run: Run,
+    assessed: RunAssessment,
     by_path: dict[str, tuple[str, str, int]],
     shared: list[tuple[str, str, int]],
 ) -> ParsedRun:
@@ -188,7 +162,6 @@ def _parse_run(
     for source in sorted(sources, key=lambda r: str(r["name"])):
         digest.update(f"{source['name']}\0{source['sha256']}\n".encode())
 
-    assessed = assess_run(server, run, _rules())
     counter_tables = assessed.counter.tables if assessed.counter else None
     row: dict[str, Any] = {
         "run_id": run_id,
@@ -228,7 +201,7 @@ def _parse_run(
         }
         for r in assessed.results
     ]
-    problems = [{"run_id": run_id, **_problem(location, p)} for p in assessed.problems]
+    problems = [{"run_id": run_id, **problem_row(location, p)} for p in assessed.problems]
     for p in problems:
         if p["source"] in by_path:
             p["source"] = by_path[p["source"]][0]

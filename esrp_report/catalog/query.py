@@ -13,7 +13,7 @@ import polars as pl
 from duckdb.sqltypes import DuckDBPyType
 
 from esrp_report.catalog.store import SERIES, Catalog, CatalogError, make_folder
-from esrp_report.ingest.safe_files import refuse_overwriting
+from esrp_report.files.safe import refuse_overwriting
 from esrp_report.model import ConfigProfile, InstanceRow, InstanceTable, Run, Sizing, TableKind, TestKind
 
 LIST_COLUMNS = (

@@ -97,7 +97,7 @@ def ingest_command(
 
     Exit 0 when everything found was ingested, 1 when something was refused or could not be
     read (listed), 2 when the inputs or the catalog cannot be used at all."""
-    from esrp_report.catalog.ingest import ingest as run_ingest  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     columns = (
         TextColumn("{task.description}", markup=False),
@@ -113,7 +113,7 @@ def ingest_command(
             bar.update(task, completed=done, total=total)
 
         try:
-            report = run_ingest(archives, catalog, jobs=jobs, dask_address=dask, progress=progress)
+            report = library.ingest(archives, catalog, jobs=jobs, dask_address=dask, progress=progress)
         except EsrpError as exc:
             raise _fail(str(exc)) from None
     if as_json:
@@ -167,12 +167,10 @@ def list_command(  # noqa: PLR0917 - Typer maps each parameter to an option
     as_json: JsonOption = False,
 ) -> None:
     """One entry per run (one Jetstress test on one server)."""
-    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        with Catalog.open(catalog, read_only=True) as opened:
-            frame = query.list_runs(opened, failed=failed, server=server, since=_since(since), kind=kind)
+        frame = library.list_runs(catalog, failed=failed, server=server, since=_since(since), kind=kind)
     except EsrpError as exc:
         raise _fail(str(exc)) from None
     if as_json:
@@ -190,10 +188,10 @@ def sql_command(
     as_json: JsonOption = False,
 ) -> None:
     """Run read-only SQL against the catalog (DuckDB dialect)."""
-    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        frame = query.run_sql(catalog, statement)
+        frame = library.run_sql(catalog, statement)
     except EsrpError as exc:
         raise _fail(str(exc)) from None
     if as_json:
@@ -208,12 +206,10 @@ def export_command(
     parquet: Annotated[Path, typer.Option("--parquet", help="Folder to write one Parquet file per table.")],
 ) -> None:
     """Export every table as Parquet, with the counter series."""
-    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        with Catalog.open(catalog, read_only=True) as opened:
-            written = query.export(opened, parquet)
+        written = library.export(catalog, parquet)
     except EsrpError as exc:
         raise _fail(str(exc)) from None
     for path in written:
@@ -227,12 +223,10 @@ def show_command(
     as_json: JsonOption = False,
 ) -> None:
     """One run: its figures, verdicts, per-instance tables, sources and problems."""
-    from esrp_report.catalog import query  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.catalog.store import Catalog  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        with Catalog.open(catalog, read_only=True) as opened:
-            detail = query.show_run(opened, run)
+        detail = library.show_run(catalog, run)
     except EsrpError as exc:
         raise _fail(str(exc)) from None
     if as_json:

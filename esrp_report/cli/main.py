@@ -31,11 +31,9 @@ from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
 if TYPE_CHECKING:
-    from esrp_report.analysis.assess import SolutionAssessment
-    from esrp_report.analysis.rules import RuleResult
-    from esrp_report.audit import AuditResult
+    from esrp_report.app.views import AuditResult, RuleResult, SolutionAssessment
 
-# Keyed by the values of esrp_report.analysis.rules.Status (a StrEnum, so a Status finds its entry):
+# Keyed by the values of esrp_report.app.views.Status (a StrEnum, so a Status finds its entry):
 # naming the members here would import the rules, the model and Polars to print --help.
 VERDICT_EXIT = {
     "pass": EXIT_PASS,
@@ -172,8 +170,7 @@ def check(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated),
     3 incomplete (nothing failed, but a rule was not evaluated or passed only on damaged data).
     """
-    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
         assessment = api.check(
@@ -181,10 +178,10 @@ def check(  # noqa: PLR0917 - Typer maps each parameter to an option
         )
     except EsrpError as exc:
         if as_json:  # --json always writes its document: nothing evaluated, and why
-            typer.echo(json.dumps(payload.unusable_payload(", ".join(map(str, paths)), exc), indent=2))
+            typer.echo(json.dumps(views.unusable_payload(", ".join(map(str, paths)), exc), indent=2))
         raise _error(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(payload.check_payload(assessment), indent=2))
+        typer.echo(json.dumps(views.check_payload(assessment), indent=2))
     else:
         _print_check(assessment)
     raise typer.Exit(VERDICT_EXIT[assessment.status])
@@ -222,8 +219,8 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
     damaged data), 2 unusable input; --allow-fail gives 0 for a draft of a failing or incomplete one.
     """
-    from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
 
     console = _console()
     try:
@@ -328,8 +325,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0 no error found, 1 at least one error, 2 unusable input, a document in which
     nothing could be checked, or one only partly read (its findings are printed all the same).
     """
-    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.render import payload  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
         result = api.audit_document(document, rules_file=rules, loosen=loosen)
@@ -340,7 +336,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     except EsrpError as exc:
         raise _error(str(exc)) from None
     if as_json:
-        data = payload.audit_payload(result)
+        data = views.audit_payload(result)
         # "0 errors" alone cannot tell a clean document from one where nothing was read.
         data["status"] = result.status
         data["message"] = _audit_message(result)
@@ -484,14 +480,10 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
 def _print_averages(
     file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
 ) -> None:
-    from esrp_report.ingest import formats  # noqa: PLC0415 - only this option needs it
-    from esrp_report.ingest.perfmon import blg  # noqa: PLC0415 - only this option needs the reader
+    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        found = formats.detect(file)  # the detector every command uses (regular files only)
-        if found is not formats.BLG:
-            raise _error(f"{file}: --averages needs a binary perfmon log (.blg); this is {found.looks_like}")
-        report = blg.window_report(file, counters=counters, begin=bounds[0], end=bounds[1])
+        report = api.blg_averages(file, counters=counters, begin=bounds[0], end=bounds[1])
     except OSError as exc:
         raise _error(f"{file}: cannot read: {exc.strerror or exc}") from None
     except EsrpError as exc:
@@ -662,8 +654,7 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
     Flags override the spec's values (or the paper's, without a spec). Exit status: 0, or 2 for
     unusable input.
     """
-    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.render import sizing_view  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
 
     given = {
         "users": users,
@@ -683,10 +674,10 @@ def size(  # noqa: PLR0917 - Typer maps each parameter to an option
     except EsrpError as exc:
         raise _error(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(sizing_view.sizing_payload(result), indent=2))
+        typer.echo(json.dumps(views.sizing_payload(result), indent=2))
         return
     console = _console()
-    for table in sizing_view.sizing_tables(result):
+    for table in views.sizing_tables(result):
         console.print(table)
     for note in result.notes:
         console.print(f"note: {note}")
@@ -736,8 +727,7 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
 
     Exit status: 0; 1 when a --published figure is flagged or differs from the runs; 2 unusable input.
     """
-    from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.render import trends_report  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
         if catalog is not None:
@@ -760,11 +750,11 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
     except EsrpError as exc:
         raise _error(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(trends_report.compare_payload(comparison), indent=2))
+        typer.echo(json.dumps(views.compare_payload(comparison), indent=2))
     else:
         console = _console()
-        view = trends_report.compare_view(comparison)
-        for rich_table in trends_report.compare_tables(view):
+        view = views.compare_view(comparison)
+        for rich_table in views.compare_tables(view):
             console.print(rich_table)
         for note in view.notes:
             console.print(f"note: {note}")
@@ -808,7 +798,7 @@ def doctor(as_json: JsonOption = False) -> None:
 
 
 def _print_check(a: SolutionAssessment) -> None:
-    from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
 
     console = _console()
     verdicts = Table(title="Verdicts", title_justify="left")
@@ -908,7 +898,7 @@ def _print_check(a: SolutionAssessment) -> None:
 
 def _verdict_rows(results: list[RuleResult]) -> list[tuple[str | Text, ...]]:
     """Failures one per row; passes collapsed to the worst case; not-evaluated collapsed with its reason."""
-    from esrp_report.analysis.rules import Status  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
 
     rows: list[tuple[str | Text, ...]] = []
     failed = [r for r in results if r.status is Status.FAIL]

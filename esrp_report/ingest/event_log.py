@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pyevt
 from Evtx.Evtx import Evtx
@@ -183,3 +184,19 @@ def window_utc(
         shift = timedelta(minutes=utc_offset_minutes)
         return start_local - shift, end_local - shift, True
     return start_local - timedelta(hours=14), end_local + timedelta(hours=12), False
+
+
+def describe_event_log(log: EventLog) -> dict[str, Any]:
+    """What ``inspect`` shows of an event log: its kind, how many events and how many of them
+    errors (what ``check`` counts within a test's window), their time span, and the records lost."""
+    times = [e.time_utc for e in log.events]
+    return {
+        "log_format": log.format,
+        "events": len(log.events),
+        "error_events": sum(1 for e in log.events if e.level in ERROR_LEVELS),
+        "first_utc": min(times).isoformat() if times else None,
+        "last_utc": max(times).isoformat() if times else None,
+        "machines": sorted({e.computer for e in log.events if e.computer}),
+        "unreadable_records": log.unreadable_records,
+        "problems": [p.as_dict() for p in log.problems],
+    }

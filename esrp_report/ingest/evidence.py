@@ -1,6 +1,8 @@
-"""Find Jetstress evidence in files and folders, detect each file's format and read it.
+"""Find the evidence files under the paths a command is given: the walk every command shares.
 
-What was read is grouped into runs and servers by :mod:`esrp_report.analysis.solution`.
+Each file found is detected, read and merged by its format (ingest/formats.py) in the evidence
+pipeline of app/evidence.py; what was read is grouped into runs and servers by
+:mod:`esrp_report.analysis.solution`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from pathlib import Path
 from esrp_report.ingest import formats
 from esrp_report.ingest.guards import require_regular_file
 from esrp_report.model import Problem
-from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 # The format names, as before the registry (ingest/formats.py) held them.
 REPORT_HTML = formats.REPORT_HTML.name
@@ -85,27 +86,3 @@ def _walk(folder: Path, root: Path, problems: list[Problem], visited: set[Path])
             problems.append(Problem(str(entry), "not a regular file (a FIFO, socket or device): not read"))
         elif entry.is_symlink():
             problems.append(Problem(str(entry), "symbolic link to nothing: not read"))
-
-
-def read_evidence(paths: Iterable[Path], *, strict_files: bool = False) -> Evidence:
-    """Read every supported file. Unsupported files inside folders are noted, not fatal;
-    a file named explicitly must be readable (``strict_files``)."""
-    evidence = Evidence()
-    explicit = {p.resolve() for p in paths if p.is_file()}
-    for file in iter_files(paths, evidence.problems):
-        named = strict_files or file.resolve() in explicit
-        try:
-            formats.read_into(file, evidence)
-        except UnsupportedFormatError as exc:
-            if named:
-                raise
-            evidence.problems.append(Problem(str(file), f"skipped: {exc.detail}", severity="note"))
-        except InputError as exc:
-            # A damaged file of a known format costs itself only: it is named with its reason and
-            # the verdict can be INCOMPLETE at best; the other files are judged.
-            evidence.unreadable.append(exc)
-            where = ": ".join(part for part in (exc.location, exc.detail) if part)
-            expected = f"; expected {exc.expected}" if exc.expected else ""
-            message = f"unreadable, not judged: {where}{expected}"
-            evidence.problems.append(Problem(str(file), message, severity="error", unread=True))
-    return evidence

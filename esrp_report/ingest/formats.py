@@ -1,10 +1,16 @@
-"""The evidence formats, one registration each: how a file is recognised from its content, and
-what reading it adds to the evidence.
+"""The evidence formats, one registration each: the whole interface of a format.
+
+A format says how a file of it is recognised from its content (``recognises``), what ``inspect``
+prints of it (``describe``, memory-bounded however large the file), what reading it whole adds to
+the evidence (``read``), how its samples come a batch at a time when a file can exceed memory
+(``stream``), and how what two files of it gave combine (``merge``). A part a format cannot have
+is declared :class:`Unsupported` with the reason, never left out (tests/test_format_registry.py).
 
 Every command that takes evidence files (``check``, ``inspect``, ``convert``, ``init``,
-``build``, ``compare``, ``catalog``) finds a file's format here, through :func:`detect_format`,
-and reads it through :func:`read_into`. A new format is one reader module under ``ingest/`` plus
-one :func:`register` call at the bottom of this file (``docs/architecture.md``).
+``build``, ``compare``, ``catalog ingest``) finds a file's format here, through :func:`detect`,
+and uses its parts through the one evidence pipeline in ``app/evidence.py``. A new format is one
+reader module under ``ingest/`` plus one :func:`register` call at the bottom of this file
+(``docs/architecture.md``).
 
 Readers are imported when a file is tried against them, not when this module is: a folder
 without binary logs never imports the streaming BLG reader.
@@ -14,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from esrp_report.ingest.guards import require_regular_file
 from esrp_report.ingest.text import sniff_encoding
@@ -45,6 +51,11 @@ class Evidence:
     unreadable: list[InputError] = field(default_factory=list)  # files of a known format that failed
 
 
+# The fields one file's reading fills, which a format's merge carries over; the counts are the
+# pipeline's own (app/evidence.py).
+EVIDENCE_PARTS = tuple(f.name for f in fields(Evidence) if f.name not in ("files_read", "unreadable"))
+
+
 @dataclass(frozen=True)
 class Head:
     """The start of a file, as every format's recogniser sees it."""
@@ -62,25 +73,78 @@ class Head:
 
 
 @dataclass(frozen=True)
+class ReadOptions:
+    """What the user said about how to read (``--encoding``: a perfmon CSV/TSV's code page
+    instead of the one found from its bytes)."""
+
+    encoding: str | None = None
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A part a format does not have, and why (said to the user when a command needs it)."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise ValueError("an unsupported part needs its reason")
+
+
+Description = dict[str, Any]  # JSON-ready, in the order ``inspect`` prints it
+Describe = Callable[[Path, ReadOptions], Description]
+Read = Callable[[Path, ReadOptions], Evidence]
+Stream = Callable[[Path, ReadOptions], "CounterLog"]
+Merge = Callable[[Evidence, Evidence], None]
+
+
+@dataclass(frozen=True)
 class EvidenceFormat:
     """One format: its name (as ``inspect`` prints it), what a file of it looks like (for error
-    messages), how to recognise one from its head, and what reading one adds to the evidence."""
+    messages), and its parts (see the module docstring)."""
 
     name: str
     looks_like: str
     recognises: Callable[[Head], bool]
-    read: Callable[[Path, Evidence], None]
+    describe: Describe | Unsupported
+    read: Read
+    stream: Stream | Unsupported
+    merge: Merge
+
+
+PARTS = ("recognises", "describe", "read", "stream", "merge")  # every format has each, or says why not
 
 
 FORMATS: list[EvidenceFormat] = []  # tried in order: the first that recognises a file reads it
 
 
 def register(fmt: EvidenceFormat) -> EvidenceFormat:
-    """Add a format (after the ones registered before it, which win ties)."""
+    """Add a format (after the ones registered before it, which win ties); one lacking a part,
+    or whose part is neither callable nor declared Unsupported, is refused here."""
     if any(known.name == fmt.name for known in FORMATS):
         raise ValueError(f"format {fmt.name!r} is registered already")
+    for part in PARTS:
+        value = getattr(fmt, part, None)
+        if not (callable(value) or isinstance(value, Unsupported)):
+            raise TypeError(f"format {fmt.name!r}: its {part} is {value!r}, neither callable nor Unsupported")
     FORMATS.append(fmt)
     return fmt
+
+
+def merging(*parts: str) -> Merge:
+    """A merge that keeps each file's findings one per file: ``parts`` (Evidence fields) and the
+    problems of the file are appended to the whole, in the order the files were read; pairing
+    them into runs is assembly's (analysis/solution.py)."""
+    unknown = [p for p in parts if p not in EVIDENCE_PARTS]
+    if unknown:
+        raise ValueError(f"not evidence fields: {', '.join(unknown)}")
+    carried = tuple(dict.fromkeys((*parts, "problems")))
+
+    def merge(whole: Evidence, one: Evidence) -> None:
+        for part in carried:
+            getattr(whole, part).extend(getattr(one, part))
+
+    return merge
 
 
 def read_head(path: Path) -> Head:
@@ -113,17 +177,12 @@ def detect_format(path: Path) -> str:
     return detect(path).name
 
 
-def read_into(path: Path, evidence: Evidence) -> str:
-    """Read one file into ``evidence``; its format's name. Raises the reader's InputError."""
-    fmt = detect(path)
-    fmt.read(path, evidence)
-    evidence.files_read += 1
-    return fmt.name
-
-
 # --- the formats ----------------------------------------------------------------------------------
 # Readers are imported inside these functions on purpose (see the module docstring).
 # ruff: noqa: PLC0415
+
+_WHOLE = "{what} is read whole: {why}; there are no samples to stream"
+_REPORT_SMALL = "a few hundred kB at most"
 
 
 def _is_blg(head: Head) -> bool:
@@ -138,22 +197,39 @@ def _is_blg(head: Head) -> bool:
     return not counter_csv.sniff_counter_csv(head.data)
 
 
-def _read_blg(path: Path, evidence: Evidence) -> None:
+def _describe_blg(path: Path, _options: ReadOptions) -> Description:
+    from esrp_report.ingest.perfmon import blg
+
+    return dict(blg.describe_blg(path))
+
+
+def _read_blg(path: Path, _options: ReadOptions) -> Evidence:
     from esrp_report.ingest.perfmon.blg import stream as blg_stream
 
-    evidence.counter_logs.append(blg_stream.read_blg_log(path))
+    return Evidence(counter_logs=[blg_stream.read_blg_log(path)])
+
+
+def _stream_blg(path: Path, _options: ReadOptions) -> CounterLog:
+    from esrp_report.ingest.perfmon.blg import stream as blg_stream
+
+    return blg_stream.open_blg(path)
 
 
 def _is_event_log(head: Head) -> bool:
     return head.suffix in (".evt", ".evtx")
 
 
-def _read_event_log(path: Path, evidence: Evidence) -> None:
+def _describe_event_log(path: Path, _options: ReadOptions) -> Description:
+    from esrp_report.ingest import event_log
+
+    return event_log.describe_event_log(event_log.read_event_log(path))
+
+
+def _read_event_log(path: Path, _options: ReadOptions) -> Evidence:
     from esrp_report.ingest import event_log
 
     log = event_log.read_event_log(path)
-    evidence.event_logs.append(log)
-    evidence.problems.extend(log.problems)
+    return Evidence(event_logs=[log], problems=list(log.problems))
 
 
 def _is_counter_csv(head: Head) -> bool:
@@ -162,10 +238,25 @@ def _is_counter_csv(head: Head) -> bool:
     return counter_csv.sniff_counter_csv(head.data)
 
 
-def _read_counter_csv(path: Path, evidence: Evidence) -> None:
+def _describe_counter_csv(path: Path, options: ReadOptions) -> Description:
     from esrp_report.ingest.perfmon import counter_csv
 
-    evidence.counter_logs.append(counter_csv.read_counter_log(path))
+    return counter_csv.describe_counter_file(path, encoding=options.encoding)
+
+
+def _read_counter_csv(path: Path, options: ReadOptions) -> Evidence:
+    from esrp_report.ingest.perfmon import counter_csv
+
+    if options.encoding is None:  # a command's --encoding may be in force for the whole evidence
+        return Evidence(counter_logs=[counter_csv.read_counter_log(path)])
+    with counter_csv.encoding_given(options.encoding):
+        return Evidence(counter_logs=[counter_csv.read_counter_log(path)])
+
+
+def _stream_counter_csv(path: Path, options: ReadOptions) -> CounterLog:
+    from esrp_report.ingest.perfmon import counter_csv
+
+    return counter_csv.open_counter_csv(path, encoding=options.encoding or counter_csv.ENCODING.get())
 
 
 def _is_result_xml(head: Head) -> bool:
@@ -174,10 +265,16 @@ def _is_result_xml(head: Head) -> bool:
     return result_xml.sniff_result_xml(head.data)
 
 
-def _read_result_xml(path: Path, evidence: Evidence) -> None:
+def _describe_result_xml(path: Path, _options: ReadOptions) -> Description:
+    from esrp_report.ingest.jetstress import describe, result_xml
+
+    return describe.describe_run(result_xml.read_result_xml(path))
+
+
+def _read_result_xml(path: Path, _options: ReadOptions) -> Evidence:
     from esrp_report.ingest.jetstress import result_xml
 
-    evidence.result_xmls.append(result_xml.read_result_xml(path))
+    return Evidence(result_xmls=[result_xml.read_result_xml(path)])
 
 
 def _is_config_xml(head: Head) -> bool:
@@ -186,12 +283,17 @@ def _is_config_xml(head: Head) -> bool:
     return config_xml.sniff_config_xml(head.data)
 
 
-def _read_config_xml(path: Path, evidence: Evidence) -> None:
+def _describe_config_xml(path: Path, _options: ReadOptions) -> Description:
+    from esrp_report.ingest.jetstress import config_xml, describe
+
+    return describe.describe_config(*config_xml.read_config_xml_with_problems(path))
+
+
+def _read_config_xml(path: Path, _options: ReadOptions) -> Evidence:
     from esrp_report.ingest.jetstress import config_xml
 
     profile, problems = config_xml.read_config_xml_with_problems(path)
-    evidence.configs.append((path, profile))
-    evidence.problems.extend(problems)
+    return Evidence(configs=[(path, profile)], problems=list(problems))
 
 
 def _is_report_html(head: Head) -> bool:
@@ -200,10 +302,16 @@ def _is_report_html(head: Head) -> bool:
     return report_html.sniff_report_html(head.text)
 
 
-def _read_report_html(path: Path, evidence: Evidence) -> None:
+def _describe_report_html(path: Path, _options: ReadOptions) -> Description:
+    from esrp_report.ingest.jetstress import describe, report_html
+
+    return describe.describe_run(report_html.read_report(path))
+
+
+def _read_report_html(path: Path, _options: ReadOptions) -> Evidence:
     from esrp_report.ingest.jetstress import report_html
 
-    evidence.runs.append(report_html.read_report(path))
+    return Evidence(runs=[report_html.read_report(path)])
 
 
 _TIMESTAMP_LINE = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2}\s*[AP]M -- ", re.MULTILINE)
@@ -213,28 +321,95 @@ def _is_test_log(head: Head) -> bool:
     return _TIMESTAMP_LINE.search(head.text) is not None
 
 
-def _read_test_log(path: Path, evidence: Evidence) -> None:
+def _describe_test_log(path: Path, _options: ReadOptions) -> Description:
+    from esrp_report.ingest.jetstress import describe, test_log
+
+    return describe.describe_test_log(test_log.read_test_log(path))
+
+
+def _read_test_log(path: Path, _options: ReadOptions) -> Evidence:
     from esrp_report.ingest.jetstress import test_log
 
-    evidence.test_logs.append(test_log.read_test_log(path))
+    return Evidence(test_logs=[test_log.read_test_log(path)])
 
 
-BLG = register(EvidenceFormat("perfmon-blg", "a binary perfmon log (.blg)", _is_blg, _read_blg))
+BLG = register(
+    EvidenceFormat(
+        "perfmon-blg",
+        "a binary perfmon log (.blg)",
+        _is_blg,
+        describe=_describe_blg,
+        read=_read_blg,
+        stream=_stream_blg,
+        # One log per file: a run's log is found by the name its report gives (analysis/solution.py).
+        merge=merging("counter_logs"),
+    )
+)
 EVENT_LOG = register(
-    EvidenceFormat("windows-event-log", "a Windows event log (.evt, .evtx)", _is_event_log, _read_event_log)
+    EvidenceFormat(
+        "windows-event-log",
+        "a Windows event log (.evt, .evtx)",
+        _is_event_log,
+        describe=_describe_event_log,
+        read=_read_event_log,
+        stream=Unsupported(_WHOLE.format(what="an event log", why="its events are kept, not sampled")),
+        # Every log kept: a run counts the error events of all of them within its window.
+        merge=merging("event_logs"),
+    )
 )
 COUNTER_CSV = register(
-    EvidenceFormat("perfmon-csv", "a perfmon CSV/TSV log", _is_counter_csv, _read_counter_csv)
+    EvidenceFormat(
+        "perfmon-csv",
+        "a perfmon CSV/TSV log",
+        _is_counter_csv,
+        describe=_describe_counter_csv,
+        read=_read_counter_csv,
+        stream=_stream_counter_csv,
+        merge=merging("counter_logs"),  # as a binary log's
+    )
 )
 RESULT_XML = register(
-    EvidenceFormat("jetstress-result-xml", "a Jetstress result XML", _is_result_xml, _read_result_xml)
+    EvidenceFormat(
+        "jetstress-result-xml",
+        "a Jetstress result XML",
+        _is_result_xml,
+        describe=_describe_result_xml,
+        read=_read_result_xml,
+        stream=Unsupported(_WHOLE.format(what="a result XML", why=_REPORT_SMALL)),
+        # Kept apart from the reports: assembly lays each over the report of its run.
+        merge=merging("result_xmls"),
+    )
 )
 CONFIG_XML = register(
-    EvidenceFormat("jetstress-config-xml", "a Jetstress config XML", _is_config_xml, _read_config_xml)
+    EvidenceFormat(
+        "jetstress-config-xml",
+        "a Jetstress config XML",
+        _is_config_xml,
+        describe=_describe_config_xml,
+        read=_read_config_xml,
+        stream=Unsupported(_WHOLE.format(what="a config XML", why=_REPORT_SMALL)),
+        merge=merging("configs"),  # one per file, with its path: a run takes the one beside it
+    )
 )
 REPORT_HTML = register(
-    EvidenceFormat("jetstress-report-html", "a Jetstress HTML report", _is_report_html, _read_report_html)
+    EvidenceFormat(
+        "jetstress-report-html",
+        "a Jetstress HTML report",
+        _is_report_html,
+        describe=_describe_report_html,
+        read=_read_report_html,
+        stream=Unsupported(_WHOLE.format(what="a Jetstress report", why=_REPORT_SMALL)),
+        merge=merging("runs"),  # one run per report
+    )
 )
 TEST_LOG = register(
-    EvidenceFormat("jetstress-test-log", "a Jetstress test log", _is_test_log, _read_test_log)
+    EvidenceFormat(
+        "jetstress-test-log",
+        "a Jetstress test log",
+        _is_test_log,
+        describe=_describe_test_log,
+        read=_read_test_log,
+        stream=Unsupported(_WHOLE.format(what="a test log", why="a few thousand lines")),
+        merge=merging("test_logs"),  # one per file: a run takes the one of its name
+    )
 )

@@ -132,6 +132,18 @@ class Problem:
     # whatever was judged on it is INCOMPLETE at best, never PASS (analysis/vetting.py).
     doubt: bool = False
 
+    def as_dict(self) -> dict[str, Any]:
+        """The problem as plain data (``--json``, ``inspect``, the catalog's reports): source,
+        location, severity, message, how much was lost, and whether it keeps a verdict from PASS."""
+        return {
+            "source": self.source,
+            "location": self.location,
+            "severity": self.severity,
+            "message": self.message,
+            "lost": self.lost,
+            "blocks_pass": self.blocks_pass,
+        }
+
     @property
     def blocks_pass(self) -> bool:
         """Does this problem keep a verdict judged on its evidence from PASS?"""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # types only: `inspect` of one file must not import the analy
     from esrp_report.analysis.metrics import CounterMetrics
     from esrp_report.analysis.rules import RuleResult
     from esrp_report.audit import AuditResult
-    from esrp_report.model import Problem, Run, TestLog
+    from esrp_report.model import Problem
 
 SCHEMA = "esrp-report/check/2"
 
@@ -60,15 +60,8 @@ def stamp(moment: datetime | None, basis: str) -> str | None:
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
-    """A problem as a plain dict: source, location, severity, message and how much was lost."""
-    return {
-        "source": p.source,
-        "location": p.location,
-        "severity": p.severity,
-        "message": p.message,
-        "lost": p.lost,
-        "blocks_pass": p.blocks_pass,
-    }
+    """A problem as a plain dict (the model's own form: :meth:`Problem.as_dict`)."""
+    return p.as_dict()
 
 
 def io_dict(f: IoFigures) -> dict[str, Any]:
@@ -231,55 +224,6 @@ def check_payload(a: SolutionAssessment) -> dict[str, Any]:
         "aggregates": {kind: summary_dict(v) for kind, v in a.aggregates.items()},
         "backup": backup_dict(a.backup),
         "problems": [problem_dict(p) for p in a.problems],
-    }
-
-
-# ---------------------------------------------------------------- inspect
-
-
-def describe_run(run: Run) -> dict[str, Any]:
-    """What `inspect` shows of one report or result XML: versions, times (ISO), sizing, instances, how many
-    rows each table holds, and problems."""
-    return {
-        "kind": run.kind.value,
-        "machine": run.machine,
-        "overall_result": run.overall_result,
-        "jetstress_version": run.jetstress_version,
-        "generation": run.generation.value,
-        "ese_version": run.ese_version,
-        "test_start": run.test_start.isoformat() if run.test_start else None,
-        "test_end": run.test_end.isoformat() if run.test_end else None,
-        "collection_start": run.collection_start.isoformat() if run.collection_start else None,
-        "collection_end": run.collection_end.isoformat() if run.collection_end else None,
-        "performance_log": run.performance_log,
-        "sizing": asdict(run.sizing),
-        "instances": run.instance_names(),
-        "tables": {kind.value: len(table.rows) for kind, table in run.tables.items()},
-        "host_counters": [c.name for c in run.host],
-        "backup_rows": len(run.backup),
-        "soft_recovery_rows": len(run.soft_recovery),
-        "checksum_rows": len(run.checksum),
-        "test_log_entries": len(run.test_log.entries) if run.test_log else 0,
-        "problems": [problem_dict(p) for p in run.problems],
-    }
-
-
-def describe_test_log(log: TestLog) -> dict[str, Any]:
-    """What `inspect` shows of a test log: entry count, first and last times (ISO), thresholds, intervals,
-    operation mix, sample counts, errors and problems."""
-    return {
-        "entries": len(log.entries),
-        "first": log.entries[0].timestamp.isoformat() if log.entries else None,
-        "last": log.entries[-1].timestamp.isoformat() if log.entries else None,
-        "thresholds_ms": asdict(log.thresholds),
-        "logging_intervals_ms": log.logging_intervals_ms,
-        "operation_mix": log.operation_mix,
-        "sample_counts": [{"file": f, "samples": n} for f, n in log.sample_counts],
-        "prerequisites_attained_at": log.prerequisites_attained_at.isoformat()
-        if log.prerequisites_attained_at
-        else None,
-        "errors": [{"line": e.line, "message": e.message} for e in log.errors],
-        "problems": [problem_dict(p) for p in log.problems],
     }
 
 
