@@ -5,6 +5,7 @@ report, its test log and the result XML; the order of day and month decided by t
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +69,11 @@ def test_a_german_log_line_is_an_entry() -> None:
     log = parse_test_log("04.09.2012 08:07:13 -- Preparing for testing ...\n", "log.txt")
     assert log.entries[0].timestamp == datetime(2012, 9, 4, 8, 7, 13)
     assert log.entries[0].message == "Preparing for testing ..."
+
+
+def test_a_german_test_log_file_is_recognised_as_one(tmp_path: Path) -> None:
+    from esrp_report.ingest.formats import detect_format
+
+    path = tmp_path / "log.txt"
+    path.write_text("04.09.2012 08:07:13 -- Preparing for testing ...\n", encoding="utf-8")
+    assert detect_format(path) == "jetstress-test-log"

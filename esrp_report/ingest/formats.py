@@ -18,7 +18,6 @@ without binary logs never imports the streaming BLG reader.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -314,11 +313,11 @@ def _read_report_html(path: Path, _options: ReadOptions) -> Evidence:
     return Evidence(runs=[report_html.read_report(path)])
 
 
-_TIMESTAMP_LINE = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2}\s*[AP]M -- ", re.MULTILINE)
-
-
 def _is_test_log(head: Head) -> bool:
-    return _TIMESTAMP_LINE.search(head.text) is not None
+    # Any line a stamp in the machine's culture starts, then " -- " (ingest/jetstress/times.py).
+    from esrp_report.ingest.jetstress.times import LOG_LINE_START
+
+    return any(LOG_LINE_START.match(line.strip()) for line in head.text.splitlines())
 
 
 def _describe_test_log(path: Path, _options: ReadOptions) -> Description:
