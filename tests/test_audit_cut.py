@@ -179,3 +179,14 @@ def test_a_pdf_row_running_past_the_page_edge_is_read_whole(tmp_path: Path) -> N
         "1445.341",
         "1446.975",
     ]
+
+
+def test_a_short_figure_closing_a_pipe_row_is_read_as_printed(tmp_path: Path) -> None:
+    """A row closed by its pipe was printed past its last figure: no page edge cut "4575.94", so it
+    is read as printed (and its copy in the Total table, 4575.940, agrees)."""
+    cells = ROW_000.rstrip("\t").split("\t")
+    piped = "| " + " | ".join([*cells, "4575.94"]) + " |"
+    path = _variant(tmp_path, "vmax-000.txt", ROW_000 + LAST_000, piped)
+    result = audit_document(path)
+    row = _line_of(path, piped)
+    assert not [p for p in result.unread if "is not read" in p.message and p.location == f"line {row}"]

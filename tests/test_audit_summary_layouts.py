@@ -89,13 +89,7 @@ def layouts(seed: str) -> dict[str, str]:
 
 
 # Variants read wrongly today, and why (each must fail, or the entry goes).
-XFAIL = {
-    ("vmax-000", "pipes"): (
-        "cut.py takes '498.52' ending a pipe row of 3-decimal figures as cut at the page edge (in the "
-        "tab-separated seed it is read): Server 5's log writes are not read and the aggregate "
-        "log-writes error is lost"
-    ),
-}
+XFAIL: dict[tuple[str, str], str] = {}
 CASES = [
     pytest.param(
         seed, name, id=f"{seed}:{name}", marks=[pytest.mark.xfail(strict=True, reason=XFAIL[seed, name])]

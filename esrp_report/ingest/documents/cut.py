@@ -60,9 +60,18 @@ def mend_cut_figures(doc: PublishedDocument) -> None:
             elif _decimals(cells[-2]) <= _decimals(last):
                 continue
         precision = _row_precision(cells)
+        # A row closed by its pipe ("| 498.52 |") was printed past its last figure: no page edge cut
+        # that figure, and it does not go on below.
+        closed = line.raw.rstrip().endswith("|")
         # A whole number ends a row as a count column would: read as printed.
-        short = not cut_form and precision is not None and is_number(last) and 0 < _decimals(last) < precision
-        rest = _rest(lines, i)
+        short = (
+            not cut_form
+            and not closed
+            and precision is not None
+            and is_number(last)
+            and 0 < _decimals(last) < precision
+        )
+        rest = None if closed else _rest(lines, i)
         # A next line that starts with a separator goes on from the figure above, whatever it is.
         goes_on = rest is not None and rest.text[:1] in ".,"
         if not (cut_form or short or goes_on):
