@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from functools import cache
 
@@ -86,11 +87,13 @@ def coverage(doc: PublishedDocument, guarded: dict[CellKey, float]) -> Coverage:
     """Each table read with its counts, and each block of figures not read."""
     result = Coverage()
     read = lines_read(doc)
+    numbers_of_lines = [line.no for line in doc.lines]  # ascending: each table's lines found by bisection
     for title, first, last, numbers in _tables(doc):
         unique = {cell_key(n): n for n in numbers if n.placed}
         # Figures printed on the lines a table was read from, placed in no cell of it: a row
         # wrapped or split where its reader lost figures. They count as figures not read.
-        printed = sum(figures(line) for line in doc.lines if first <= line.no <= last and line.no in read)
+        span = doc.lines[bisect_left(numbers_of_lines, first) : bisect_right(numbers_of_lines, last)]
+        printed = sum(figures(line) for line in span if line.no in read)
         result.lost_in_tables += max(0, printed - len(unique))
         result.tables.append(
             TableCoverage(

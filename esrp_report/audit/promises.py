@@ -26,7 +26,8 @@ an estimate; the status does not rest on it: a document that misses what it prom
 from __future__ import annotations
 
 import re
-from collections import Counter
+from bisect import bisect_left
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from esrp_report.audit.result import Missing
@@ -63,12 +64,14 @@ def missing_promises(doc: PublishedDocument, numbers_read: int) -> list[Missing]
     missing: list[_Entry] = []
     found_pages: list[int] = []
     promised_pages: list[int] = []
-    for entries, listing in [*_contents(lines), *_references(lines)]:
-        gone, found = _missing_entries(lines, entries, listing)
+    lists = [*_contents(lines), *_references(lines)]
+    index = _Titles(lines) if lists else None
+    for entries, listing in lists:
+        gone, found = _missing_entries(index, entries, listing) if index is not None else ([], [])
         missing += gone
         found_pages += found
         promised_pages += [e.page for e in entries]
-    listed = {e.key for entries, _listing in [*_contents(lines), *_references(lines)] for e in entries}
+    listed = {e.key for entries, _listing in lists for e in entries}
     missing = _read_untitled(doc, missing, listed)
     out: list[Missing] = []
     if missing:
@@ -215,28 +218,69 @@ def _references(lines: list[DocLine]) -> list[tuple[list[_Entry], range]]:
     return out
 
 
+class _Titles:
+    """Every title-like line's key, found by whole key, by its first words, and the headings in
+    order: built once per document, so that each entry of each list is looked up, not searched
+    for (a 50 MB text holds hundreds of contents lists, each of a dozen entries)."""
+
+    def __init__(self, lines: list[DocLine]) -> None:
+        self.lines = lines
+        self.keys = [_key(line.text) if len(line.text) <= _TITLE_LENGTH else "" for line in lines]
+        self.whole: dict[str, list[int]] = defaultdict(list)
+        self.starts: dict[str, list[int]] = defaultdict(list)
+        self.headings: list[int] = []
+        for i, key in enumerate(self.keys):
+            if not key:
+                continue
+            self.whole[key].append(i)
+            words = key.split()
+            for n in range(1, min(len(words), _PREFIX_WORDS + 1)):
+                self.starts[" ".join(words[:n])].append(i)
+            if self.lines[i].heading:
+                self.headings.append(i)
+
+    def find(self, entry: str, cursor: int, listing: range) -> int | None:
+        """The first line from ``cursor`` outside ``listing`` that is the entry's title: the same
+        words, the same words and more ("Overview of ..."), or a heading worded otherwise."""
+        for positions in (self.whole.get(entry, []), self.starts.get(entry, [])):
+            at = _first(positions, cursor, listing)
+            if at is not None:
+                return at
+        label = _APPENDIX_LABEL.match(entry)
+        if label is not None:
+            return _first(
+                self.starts.get(label.group(1), []) + self.whole.get(label.group(1), []), cursor, listing
+            )
+        for i in self.headings[bisect_left(self.headings, cursor) :]:
+            if i not in listing and _worded_otherwise(entry, self.lines[i], self.keys[i]):
+                return i
+        return None
+
+
+_TITLE_LENGTH = 200
+_PREFIX_WORDS = 8
+
+
+def _first(positions: list[int], cursor: int, listing: range) -> int | None:
+    """The first of these (ascending) line indices from ``cursor`` that is not in ``listing``."""
+    for i in positions[bisect_left(positions, cursor) :]:
+        if i not in listing:
+            return i
+    return None
+
+
 def _missing_entries(
-    lines: list[DocLine], entries: list[_Entry], listing: range
+    titles: _Titles, entries: list[_Entry], listing: range
 ) -> tuple[list[_Entry], list[int]]:
     """The entries whose title comes on no line outside the list itself (before it too: a title
     page's "Revisions"); and the pages of those found. A title listed more than once ("Test
     results" under each server) is looked for each time after where it was found the time
     before; different titles in any order."""
-    keys = ["" if i in listing else _key(line.text) for i, line in enumerate(lines)]
-    start = 0
     after: dict[str, int] = {}
     missing: list[_Entry] = []
     pages: list[int] = []
     for entry in entries:
-        cursor = after.get(entry.key, start)
-        at = next((i for i in range(cursor, len(lines)) if keys[i] == entry.key), None)
-        if at is None:  # a heading printed with more after its title ("Overview of ...")
-            at = next((i for i in range(cursor, len(lines)) if keys[i].startswith(entry.key + " ")), None)
-        if at is None:  # a heading worded otherwise than its entry: "Appendix A – EXMBX01 test"
-            at = next(
-                (i for i in range(cursor, len(lines)) if _worded_otherwise(entry.key, lines[i], keys[i])),
-                None,
-            )
+        at = titles.find(entry.key, after.get(entry.key, 0), listing)
         if at is None:
             missing.append(entry)
             continue
