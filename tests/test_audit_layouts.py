@@ -118,7 +118,15 @@ def test_a_variant_of_001_finds_what_the_original_finds(layout: str) -> None:
     report, the same errors, the same status, the relations within the margin."""
     original, other = reading("netapp-001.txt", "original"), reading("netapp-001.txt", layout)
     assert [k for k, _cells in other.reports()] == [k for k, _cells in original.reports()]
-    assert [len(c) for _k, c in other.reports()] == [len(c) for _k, c in original.reports()]
+    # A row closed by its pipe was printed past its last figure (cut.py): the short log-write
+    # sizes ending 001's backup rows, not read in the tab-separated original (cut at the page
+    # edge, or printed without trailing zeros: the text cannot tell), are read in a piped copy.
+    closed = layout in ("pipes", "full")
+    cut = sum(
+        1 for p in original.doc.problems if "ending the row" in p.message and "is not read" in p.message
+    )
+    for (_k, mine), (_o, theirs) in zip(other.reports(), original.reports(), strict=True):
+        assert len(theirs) <= len(mine) <= len(theirs) + (cut if closed else 0)
     assert abs(other.relations - original.relations) <= MARGIN * original.relations
     assert (other.errors, other.status) == (original.errors, original.status)
 

@@ -65,7 +65,7 @@ def missing_promises(doc: PublishedDocument, numbers_read: int) -> list[Missing]
     found_pages: list[int] = []
     promised_pages: list[int] = []
     lists = [*_contents(lines), *_references(lines)]
-    index = _Titles(lines) if lists else None
+    index = _Titles(lines, {e.key for entries, _listing in lists for e in entries}) if lists else None
     for entries, listing in lists:
         gone, found = _missing_entries(index, entries, listing) if index is not None else ([], [])
         missing += gone
@@ -223,9 +223,15 @@ class _Titles:
     order: built once per document, so that each entry of each list is looked up, not searched
     for (a 50 MB text holds hundreds of contents lists, each of a dozen entries)."""
 
-    def __init__(self, lines: list[DocLine]) -> None:
+    def __init__(self, lines: list[DocLine], entries: set[str]) -> None:
         self.lines = lines
+        # Only a line whose key starts with an entry's first word can be its title (or a heading
+        # worded otherwise): the others are left out, so the index stays small beside a long text.
+        firsts = {key.split()[0] for key in entries if key}
         self.keys = [_key(line.text) if len(line.text) <= _TITLE_LENGTH else "" for line in lines]
+        for i, key in enumerate(self.keys):
+            if key and not lines[i].heading and key.split(maxsplit=1)[0] not in firsts:
+                self.keys[i] = ""
         self.whole: dict[str, list[int]] = defaultdict(list)
         self.starts: dict[str, list[int]] = defaultdict(list)
         self.headings: list[int] = []
