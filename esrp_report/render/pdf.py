@@ -502,9 +502,13 @@ def _embedded_font(writer: Any) -> _StampFont:
         StreamObject,
     )
 
-    font = TTFont(_stamp_font_file())
+    font = TTFont(_stamp_font_file(), lazy=True)  # only the tables the cut keeps are read
     options = subset.Options()
-    options.drop_tables += ["FFTM"]  # FontForge's timestamps, which fontTools warns it cannot cut
+    # Plain digits and letters need no shaping tables nor hinting (a PDF viewer scales outlines
+    # itself); FFTM, FontForge's timestamps, fontTools warns it cannot cut.
+    options.drop_tables += ["FFTM", "GSUB", "GPOS", "GDEF", "kern"]
+    options.layout_features = []
+    options.hinting = False
     subsetter = subset.Subsetter(options)
     subsetter.populate(text=_STAMP_CHARACTERS)
     subsetter.subset(font)
