@@ -502,7 +502,8 @@ def _embedded_font(writer: Any) -> _StampFont:
         StreamObject,
     )
 
-    font = TTFont(_stamp_font_file(), lazy=True)  # only the tables the cut keeps are read
+    # Read into memory (a lazy TTFont would keep the file open); only the tables kept are parsed.
+    font = TTFont(io.BytesIO(_stamp_font_file().read_bytes()), lazy=True)
     options = subset.Options()
     # Plain digits and letters need no shaping tables nor hinting (a PDF viewer scales outlines
     # itself); FFTM, FontForge's timestamps, fontTools warns it cannot cut.
