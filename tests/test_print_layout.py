@@ -22,7 +22,6 @@ import pypdfium2.raw as pdfium_c
 import pytest
 from weasyprint import HTML
 
-from esrp_report.app.api import build
 from esrp_report.render.html import environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,20 +215,14 @@ EVERY_SERVER = "vmax-every-server"
     params=[*SAMPLES, EVERY_SERVER],
     ids=lambda param: param if isinstance(param, str) else param.stem,
 )
-def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """A sample built once to HTML and PDF (the VMAX builds are the session's shared ones)."""
+def built(request: pytest.FixtureRequest) -> Built:
+    """A sample built once to HTML and PDF (the session's shared builds)."""
     if request.param == EVERY_SERVER:
         out = request.getfixturevalue("vmax_all_build")
         headings, captions = titles_of((out / "vmax.html").read_text(encoding="utf-8"))
         return Built(EVERY_SERVER, read_pages(out / "vmax.pdf"), headings, captions)
     manifest: Path = request.param
-    if manifest.stem == "vmax":
-        out = request.getfixturevalue("vmax_build")
-    else:
-        out = tmp_path_factory.mktemp(manifest.stem)
-        build(
-            manifest, out
-        )  # whatever the verdict (NetApp's evidence is incomplete), the document is laid out
+    out = request.getfixturevalue("sample_build")(manifest.stem)  # shared with other tests
     headings, captions = titles_of((out / f"{manifest.stem}.html").read_text(encoding="utf-8"))
     return Built(manifest.stem, read_pages(out / f"{manifest.stem}.pdf"), headings, captions)
 

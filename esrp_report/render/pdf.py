@@ -126,7 +126,9 @@ def render_pdf(
                 base_url=str(base_url) + "/" if base_url else None,
                 url_fetcher=RestrictedFetcher(allowed_protocols=("data", "file")),
             ).render()
-            pdf = document.write_pdf()
+            # PDF/UA-1: tagged (a structure tree of the HTML's headings, paragraphs, tables and
+            # figures), the <html lang> as /Lang, the <title> shown as the window's title.
+            pdf = document.write_pdf(pdf_variant="pdf/ua-1")
     finally:
         weasyprint_log.removeHandler(failures)
     notes = sorted({str(w.message) for w in [*caught, *rendering]})
@@ -250,18 +252,9 @@ class Joined:
 
 
 PAGE_NUMBER_FONT = "/EsrpPageNo"
-# Helvetica advance widths (1/1000 em) of the characters a page number uses (Adobe's AFM).
-_HELVETICA = {
-    **dict.fromkeys("0123456789", 556),
-    " ": 278,
-    "P": 667,
-    "a": 556,
-    "g": 556,
-    "e": 556,
-    "o": 556,
-    "f": 278,
-    ".": 278,
-}
+# What the stamped numbers are written with: "Page n of N" and a table-of-contents entry's dots
+# and digits.
+_STAMP_CHARACTERS = "Page of 0123456789."
 
 
 class PdfJoiner:
@@ -334,11 +327,12 @@ class PdfJoiner:
             for anchor, start in zip(anchors, starts, strict=True)
             if anchor is not None
         }
-        helvetica = _helvetica(writer)
-        _stamp_slots(writer, self.slots, first_pages, helvetica)
-        _stamp_page_numbers(writer, number_from, margin_mm, helvetica)
+        stamp_font = _embedded_font(writer)
+        _stamp_slots(writer, self.slots, first_pages, stamp_font)
+        _stamp_page_numbers(writer, number_from, margin_mm, stamp_font)
         if readers[0].metadata:  # the body's title, author, subject, keywords and dates
             writer.add_metadata(dict(readers[0].metadata))
+        _join_structure(writer, readers, starts)
         out = io.BytesIO()
         writer.write(out)
         return Joined(out.getvalue(), len(writer.pages))
@@ -383,8 +377,8 @@ def _copy_outline(
 def _stamp_page_numbers(
     writer: Any, number_from: int, margin_mm: tuple[float, float], font: _StampFont
 ) -> None:
-    """Write "Page n of N" at the bottom right of each page, in ``font`` (Helvetica: a standard PDF
-    font, nothing embedded), grey, 7.5 pt like the rest of the footer."""
+    """Write "Page n of N" at the bottom right of each page, in ``font``, grey, 7.5 pt like the
+    rest of the footer."""
     total = len(writer.pages)
     size = 7.5
     right_mm, bottom_mm = margin_mm
@@ -397,7 +391,12 @@ def _stamp_page_numbers(
         x = float(box.right) - right_mm * 72 / 25.4 - width
         y = float(box.bottom) + bottom_mm * 72 / 25.4 / 2 - size / 3
         _overlay(
-            writer, page, font, f"BT {font.name} {size} Tf 0.4 g {x:.2f} {y:.2f} Td {font.encode(text)} Tj ET"
+            writer,
+            page,
+            font,
+            # A pagination artifact: not part of the structure tree, skipped by a screen reader.
+            "/Artifact <</Type /Pagination /Subtype /Footer>> BDC "
+            f"BT {font.name} {size} Tf 0.4 g {x:.2f} {y:.2f} Td {font.encode(text)} Tj ET EMC",
         )
 
 
@@ -406,7 +405,7 @@ def _stamp_slots(
 ) -> None:
     """Write each number into its slot (by slot id; a number without a slot is left out): right
     aligned, in the slot's size and colour, in the font of the page's text when that font holds
-    the digits (else Helvetica), and the slot's room left of it filled with leader dots, so the
+    the digits (else ``fallback``), and the slot's room left of it filled with leader dots, so the
     entry reads like its neighbours whose numbers WeasyPrint wrote."""
     for ident, number in numbers.items():
         placed = slots.get(ident)
@@ -428,8 +427,10 @@ def _stamp_slots(
             writer,
             page,
             font,
-            f"BT {font.name} {slot.size:.3f} Tf {red:.3f} {green:.3f} {blue:.3f} rg "
-            f"{x:.3f} {y:.3f} Td {text}{font.encode(digits)} Tj ET",
+            # An artifact: the entry's link, tagged, leads to the page; the number written after
+            # layout has no place in the structure tree WeasyPrint built.
+            f"/Artifact BMC BT {font.name} {slot.size:.3f} Tf {red:.3f} {green:.3f} {blue:.3f} rg "
+            f"{x:.3f} {y:.3f} Td {text}{font.encode(digits)} Tj ET EMC",
         )
 
 
@@ -453,8 +454,9 @@ def _leader_dots(left: float, right: float, number_left: float, dot: float) -> t
 @dataclass
 class _StampFont:
     """A font to write with: its resource name, advance widths (1/1000 em) and, for a font the page
-    already has (Type0, Identity-H), each character's glyph code; ``codes`` is None for Helvetica,
-    written as WinAnsi text and added to the page's resources (``font`` is its object)."""
+    already has (Type0, Identity-H), each character's glyph code; ``codes`` is None for the
+    embedded stamp font, written as WinAnsi text and added to the page's resources (``font`` is
+    its object)."""
 
     name: str
     widths: dict[str, float]
@@ -472,22 +474,169 @@ class _StampFont:
         return "<" + "".join(f"{self.codes[c]:04x}" for c in text) + ">"
 
 
-def _helvetica(writer: Any) -> _StampFont:
-    """Helvetica, a standard PDF font (nothing embedded), as one object in ``writer`` for every page
-    that uses it."""
-    from pypdf.generic import DictionaryObject, NameObject  # noqa: PLC0415
+def _stamp_font_file() -> Path:
+    """DejaVu Sans, the body's own face, from the copy matplotlib (a dependency, for the charts)
+    ships: there whatever fonts the system has, and found without importing matplotlib."""
+    from importlib.util import find_spec  # noqa: PLC0415
 
-    font = writer._add_object(
+    spec = find_spec("matplotlib")
+    folders = spec.submodule_search_locations if spec is not None else None
+    if not folders:
+        # A dependency missing: a broken installation, not a fault of the user's input.
+        raise RuntimeError("matplotlib is not installed: the page numbers' font (DejaVu Sans) ships with it")
+    return Path(next(iter(folders))) / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
+
+
+def _embedded_font(writer: Any) -> _StampFont:
+    """DejaVu Sans cut down to ``_STAMP_CHARACTERS``, embedded (PDF/UA wants every font in the
+    file; a standard font such as Helvetica is drawn with whatever the reader substitutes) as a
+    simple TrueType font with WinAnsi codes, one object in ``writer`` for every page that uses it."""
+    from fontTools import subset  # noqa: PLC0415 - WeasyPrint's own dependency for its subsets
+    from fontTools.ttLib import TTFont  # noqa: PLC0415
+    from pypdf.generic import (  # noqa: PLC0415
+        ArrayObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+        NumberObject,
+        StreamObject,
+    )
+
+    # Read into memory (a lazy TTFont would keep the file open); only the tables kept are parsed.
+    font = TTFont(io.BytesIO(_stamp_font_file().read_bytes()), lazy=True)
+    options = subset.Options()
+    # Plain digits and letters need no shaping tables nor hinting (a PDF viewer scales outlines
+    # itself); FFTM, FontForge's timestamps, fontTools warns it cannot cut.
+    options.drop_tables += ["FFTM", "GSUB", "GPOS", "GDEF", "kern"]
+    options.layout_features = []
+    options.hinting = False
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text=_STAMP_CHARACTERS)
+    subsetter.subset(font)
+    data = io.BytesIO()
+    font.save(data)
+    scale = 1000 / font["head"].unitsPerEm
+    cmap = font.getBestCmap()
+    widths = {c: font["hmtx"][cmap[ord(c)]][0] * scale for c in _STAMP_CHARACTERS}
+    first, last = min(map(ord, widths)), max(map(ord, widths))
+    head, os2 = font["head"], font["OS/2"]
+    name = NameObject("/ESRPPN+DejaVuSans")  # a subset's tag: six capitals and a plus
+    file = StreamObject()
+    file.set_data(data.getvalue())
+    file[NameObject("/Length1")] = NumberObject(len(data.getvalue()))
+    file = file.flate_encode()
+    descriptor = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/FontDescriptor"),
+            NameObject("/FontName"): name,
+            NameObject("/Flags"): NumberObject(32),  # non-symbolic: codes are WinAnsi
+            NameObject("/FontBBox"): ArrayObject(
+                FloatObject(v * scale) for v in (head.xMin, head.yMin, head.xMax, head.yMax)
+            ),
+            NameObject("/ItalicAngle"): NumberObject(0),
+            NameObject("/Ascent"): FloatObject(os2.sTypoAscender * scale),
+            NameObject("/Descent"): FloatObject(os2.sTypoDescender * scale),
+            # DejaVu's OS/2 table is too old to state a cap height: a capital's top.
+            NameObject("/CapHeight"): FloatObject(font["glyf"][cmap[ord("P")]].yMax * scale),
+            NameObject("/StemV"): NumberObject(80),  # not in the font file; a regular weight's
+            NameObject("/FontFile2"): writer._add_object(file),
+        }
+    )
+    dictionary = writer._add_object(
         DictionaryObject(
             {
                 NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
+                NameObject("/Subtype"): NameObject("/TrueType"),
+                NameObject("/BaseFont"): name,
                 NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+                NameObject("/FirstChar"): NumberObject(first),
+                NameObject("/LastChar"): NumberObject(last),
+                NameObject("/Widths"): ArrayObject(
+                    FloatObject(widths.get(chr(code), 0)) for code in range(first, last + 1)
+                ),
+                NameObject("/FontDescriptor"): writer._add_object(descriptor),
             }
         )
     )
-    return _StampFont(PAGE_NUMBER_FONT, {c: float(w) for c, w in _HELVETICA.items()}, font=font)
+    return _StampFont(PAGE_NUMBER_FONT, widths, font=dictionary)
+
+
+def _join_structure(writer: Any, readers: list[Any], starts: list[int]) -> None:
+    """One structure tree for the joined document from the pieces' own (pypdf joins pages, not
+    structure): each piece's elements under one Document element, in order, their pages and link
+    annotations those of the joined document, and the parent tree's keys renumbered, since each
+    piece counts its pages' and links' keys from 0. The tagged document's catalog entries (the
+    language, the title shown, "marked") and its PDF/UA metadata come from the first piece. An
+    untagged piece leaves the joined document untagged."""
+    from pypdf.generic import (  # noqa: PLC0415
+        ArrayObject,
+        DictionaryObject,
+        NameObject,
+        NumberObject,
+    )
+
+    if not readers or any("/StructTreeRoot" not in reader.root_object for reader in readers):
+        return
+    root = DictionaryObject({NameObject("/Type"): NameObject("/StructTreeRoot")})
+    root_ref = writer._add_object(root)
+    kids = ArrayObject()
+    document_ref = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/StructElem"),
+                NameObject("/S"): NameObject("/Document"),
+                NameObject("/P"): root_ref,
+                NameObject("/K"): kids,
+            }
+        )
+    )
+    root[NameObject("/K")] = ArrayObject([document_ref])
+    nums = ArrayObject()
+    key = 0
+    for reader, start in zip(readers, starts, strict=True):
+        old_root = reader.root_object.raw_get("/StructTreeRoot")
+        translated = writer._id_translated.setdefault(id(reader), {"PreventGC": reader})
+        # The piece's root and Document element are the joined document's own; its pages and
+        # link annotations are the copies pypdf made (it forgets a page's copy once made).
+        translated[old_root.idnum] = root_ref.idnum
+        old_documents = old_root.get_object()["/K"]
+        for element in old_documents:
+            translated[element.idnum] = document_ref.idnum
+        annotations: dict[int, Any] = {}  # the piece's parent-tree key of a link: its copy
+        for index, page in enumerate(reader.pages):
+            copy = writer.pages[start + index]
+            translated[page.indirect_reference.idnum] = copy.indirect_reference.idnum
+            old_annots = list(page.get("/Annots", ArrayObject()).get_object())
+            new_annots = list(copy.get("/Annots", ArrayObject()).get_object())
+            if len(old_annots) != len(new_annots):
+                continue  # pypdf left some out: which copy is which is not known
+            for old, new in zip(old_annots, new_annots, strict=True):
+                if "/StructParent" in old.get_object():
+                    translated[old.idnum] = new.idnum
+                    annotations[int(old.get_object()["/StructParent"])] = new.get_object()
+        for element in old_documents:
+            for kid in element.get_object()["/K"]:
+                kids.append(kid.clone(writer))
+        old_nums = old_root.get_object()["/ParentTree"].get_object()["/Nums"]
+        pages = {int(page.get("/StructParents", -1)): start + i for i, page in enumerate(reader.pages)}
+        for i in range(0, len(old_nums) - 1, 2):
+            old_key = int(old_nums[i])
+            if old_key in pages:
+                writer.pages[pages[old_key]][NameObject("/StructParents")] = NumberObject(key)
+            elif old_key in annotations:
+                annotations[old_key][NameObject("/StructParent")] = NumberObject(key)
+            else:
+                continue
+            nums += [NumberObject(key), old_nums[i + 1].clone(writer)]
+            key += 1
+    root[NameObject("/ParentTree")] = writer._add_object(DictionaryObject({NameObject("/Nums"): nums}))
+    root[NameObject("/ParentTreeNextKey")] = NumberObject(key)
+    catalog = writer.root_object
+    catalog[NameObject("/StructTreeRoot")] = root_ref
+    first = readers[0].root_object
+    for entry in ("/Lang", "/MarkInfo", "/ViewerPreferences", "/Metadata"):
+        if entry in first:
+            catalog[NameObject(entry)] = first.raw_get(entry).clone(writer)
 
 
 _UNICODE_PAIRS = re.compile(rb"<([0-9a-fA-F]{1,4})>\s*<([0-9a-fA-F]{4})>")
