@@ -172,7 +172,10 @@ def test_every_number_option_is_parsed_by_the_finite_parsers() -> None:
                 numeric += 1
                 info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
                 func = getattr(info, "parser", None)
-                assert func in (options.finite, options.jobs, options.whole), (name, param.name)
+                assert func in (options.finite, options.positive, options.jobs, options.whole), (
+                    name,
+                    param.name,
+                )
     assert numeric >= 12  # --target-iops, the size figures, the two --jobs
 
 

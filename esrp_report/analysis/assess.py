@@ -107,6 +107,30 @@ class SolutionAssessment:
         return "; ".join(p for p in parts if p)
 
     @property
+    def blocking(self) -> list[str]:
+        """What keeps the verdict from PASS, one line each: each rule not evaluated (its servers
+        gathered under one reason), each result that passed only on damaged evidence, each part
+        of the evidence not read. A failure is not repeated here: the failed results say it.
+        Empty for PASS."""
+        if self.status is Status.PASS:
+            return []
+        lines: list[str] = []
+        unevaluated: dict[tuple[str, str], list[str]] = {}
+        for r in self.results:
+            if r.status is Status.NOT_EVALUATED:
+                where = unevaluated.setdefault((r.rule_id, r.reason or "no value in the evidence"), [])
+                if f"{r.server} {r.run_kind}" not in where:
+                    where.append(f"{r.server} {r.run_kind}")
+            elif r.status is Status.INCOMPLETE:
+                lines.append(
+                    f"passed only on damaged evidence: {r.rule_id} on {r.subject} {r.run_kind}: {r.caveat}"
+                )
+        for (rule, why), runs in unevaluated.items():
+            lines.append(f"not evaluated: {rule} on {', '.join(runs)}: {why}")
+        lines += [f"not read: {reason}" for reason in self.unread_reasons]
+        return lines
+
+    @property
     def unread_reasons(self) -> list[str]:
         """What could not be read: each file or section, with why."""
         problems = list(self.problems) + [p for s in self.servers for r in s.runs for p in r.problems]

@@ -23,7 +23,7 @@ import polars as pl
 
 from esrp_report.files.safe import Tree, refuse_overwriting
 from esrp_report.ingest import evidence as ev
-from esrp_report.model import Manifest, Problem, Run, Server, Solution, TestKind
+from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from esrp_report.analysis.trends import Comparison
     from esrp_report.app.convert import ConvertResult
     from esrp_report.audit import AuditResult
+    from esrp_report.ingest.config.placeholders import Placeholder
     from esrp_report.ingest.perfmon.blg import WindowAverages
     from esrp_report.model.sizing import SizingResult
     from esrp_report.model.trends import PublishedTable
@@ -103,12 +104,15 @@ def convert_counter_log(
     begin: datetime | None = None,
     end: datetime | None = None,
     encoding: str | None = None,
+    progress: Callable[[int], None] = lambda _written: None,
 ) -> ConvertResult:
     """A .blg (or perfmon CSV/TSV, in ``encoding`` if given) as relog-style CSV/TSV or Parquet,
-    streaming."""
+    streaming; ``progress`` is told the samples written so far after each batch."""
     from esrp_report.app import convert as counter_convert
 
-    return counter_convert.convert(source, output, counters=counters, begin=begin, end=end, encoding=encoding)
+    return counter_convert.convert(
+        source, output, counters=counters, begin=begin, end=end, encoding=encoding, progress=progress
+    )
 
 
 @dataclass
@@ -122,6 +126,10 @@ class BuildResult:
     refused: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     loosened: list[str] = field(default_factory=list)  # rules the manifest made lenient, and why
+    # A draft's TODO(vendor) lines (a build that is not a draft refuses them).
+    placeholders: list[Placeholder] = field(default_factory=list)
+    # Why the verdict is not PASS, one line each (SolutionAssessment.blocking); empty for PASS.
+    blocking: list[str] = field(default_factory=list)
 
 
 FORMATS = ("html", "pdf")
@@ -141,6 +149,7 @@ __all__ = [
     "load_compared_run",
     "size_design",
     "solution_from_manifest",
+    "usable_cores",
     "write_audit_report",
     "write_compare_report",
 ]
@@ -245,34 +254,69 @@ def build(
     progress: Callable[[str], None] = lambda _message: None,
     jobs: int | None = None,
     allow_linked_files: bool = False,
+    draft: bool = False,
 ) -> BuildResult:
     """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
 
-    ``jobs``: processes for laying out the PDF and drawing charts (default: the usable cores).
+    ``jobs``: processes for laying out the PDF and drawing charts (default: one, this process).
+    A worker process runs the calling script's top level again before it starts (forkserver and
+    spawn both do), so a plain script without ``if __name__ == "__main__":`` broke the pool when
+    every core was the default (issue 32); more than one is asked for, e.g. ``jobs=usable_cores()``,
+    by a caller that has the guard, as the command line does.
     ``allow_linked_files``: the manifest's files may be hard links or on another device (the
-    person running the build vouches for them; see files/safe.py)."""
+    person running the build vouches for them; see files/safe.py).
+    ``draft``: build a manifest that still holds ``TODO(vendor)`` placeholders (listed in the
+    result) instead of refusing it with an InputError naming each."""
+    from concurrent.futures.process import BrokenProcessPool
+
     from esrp_report.analysis.sizing import sized_manifest
     from esrp_report.ingest.config.manifest import read_manifest
+    from esrp_report.ingest.config.placeholders import placeholders
 
     _check_formats(formats)
     _output_folder(out_dir)  # before the evidence is read: a wrong -o is said at once
     manifest = sized_manifest(read_manifest(manifest_path, allow_linked_files=allow_linked_files))
+    left = placeholders(manifest)
+    if left and not draft:
+        raise InputError(
+            manifest_path,
+            f"{len(left)} {PLACEHOLDER} placeholder(s) left: "
+            + "; ".join(
+                f"line {p.line} {p.key}" if p.file == str(manifest_path) else p.describe() for p in left
+            ),
+            expected="the vendor's text in each (or --draft for a draft with them)",
+        )
     stem = manifest_path.stem
     outputs = [out_dir / f"{stem}.html", out_dir / f"{stem}.pdf", out_dir / f"{stem}-diagnostics.txt"]
     refuse_overwriting(outputs, _build_inputs(manifest, manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
-    jobs = max(1, jobs if jobs is not None else len(os.sched_getaffinity(0)))
-    with _workers(jobs) as pool:
-        return _build(
-            manifest,
-            manifest_path=manifest_path,
-            out_dir=out_dir,
-            formats=formats,
-            generated=generated,
-            progress=progress,
-            jobs=jobs,
-            pool=pool,
-        )
+    jobs = max(1, jobs if jobs is not None else 1)
+    try:
+        with _workers(jobs) as pool:
+            built = _build(
+                manifest,
+                manifest_path=manifest_path,
+                out_dir=out_dir,
+                formats=formats,
+                generated=generated,
+                progress=progress,
+                jobs=jobs,
+                pool=pool,
+            )
+    except BrokenProcessPool:
+        # Not a user's input error but the caller's program: said as what to change in it.
+        raise EsrpError(
+            f"the {jobs} worker processes of the build stopped before their work was done: a script "
+            "that calls build with jobs > 1 must make the call under 'if __name__ == \"__main__\":' "
+            "(each worker runs the script's top level again), or use jobs=1"
+        ) from None
+    built.placeholders = left
+    return built
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: the command line's number of build workers."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _build(
@@ -321,7 +365,9 @@ def _build(
     stated = refuse_unexplained_differences(manifest, solution, labels)
     assessment = combine(solution.name, servers, [*solution.problems, *loosened_problems(rules)])
     doc = build_document(manifest, assessment, rules, labels, stated=stated)
-    result = BuildResult(doc, loosened=[r.loosened for r in rules if r.loosened])
+    result = BuildResult(
+        doc, loosened=[r.loosened for r in rules if r.loosened], blocking=assessment.blocking
+    )
     stem = manifest_path.stem
     if doc.problems or doc.disagreements:
         # The full diagnostics go beside the document, not in it (it shows readers' words).

@@ -33,9 +33,9 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -78,6 +78,39 @@ class ConvertResult:
     # ``output`` is one file.
     parts: list[Path] = field(default_factory=list)
     column_chunks: int = 0  # Parquet: row groups x columns (timestamp included), every part
+    # The first and last sample read, kept or not, in the log's local time (as --begin/--end
+    # are typed): what a window that keeps none is told.
+    span: tuple[datetime, datetime] | None = None
+
+
+class _Span:
+    """The first and last time stamp seen in the batches read, before the window filters them."""
+
+    def __init__(self, offset: int | None, zone: ZoneInfo | None = None) -> None:
+        self.first: datetime | None = None
+        self.last: datetime | None = None
+        self.offset, self.zone = offset, zone
+
+    def see(self, stamps: pl.Series) -> None:
+        if stamps.is_empty():
+            return
+        low, high = stamps.min(), stamps.max()
+        if isinstance(low, datetime) and (self.first is None or low < self.first):
+            self.first = low
+        if isinstance(high, datetime) and (self.last is None or high > self.last):
+            self.last = high
+
+    def pair(self) -> tuple[datetime, datetime] | None:
+        if self.first is None or self.last is None:
+            return None
+        return self._local(self.first), self._local(self.last)
+
+    def _local(self, moment: datetime) -> datetime:
+        """The inverse of blg.aware: a UTC stamp as the log's local time."""
+        utc = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+        if self.zone is not None:
+            return utc.astimezone(self.zone).replace(tzinfo=None)
+        return (utc + timedelta(minutes=self.offset or 0)).replace(tzinfo=None)
 
 
 def output_format(path: Path) -> str:
@@ -99,11 +132,13 @@ def convert(
     begin: datetime | None = None,
     end: datetime | None = None,
     encoding: str | None = None,
+    progress: Callable[[int], None] = lambda _written: None,
 ) -> ConvertResult:
     """Write ``source`` (.blg, or a perfmon CSV/TSV) to ``output``.
 
     ``counters``: path patterns to keep; naive ``begin``/``end`` are in the log's local time;
-    ``encoding``: a CSV/TSV's code page instead of the one found from its bytes.
+    ``encoding``: a CSV/TSV's code page instead of the one found from its bytes; ``progress``
+    is told the samples written so far after each batch.
     """
     fmt = output_format(output)
     folder = output.parent if str(output.parent) else Path()
@@ -117,14 +152,30 @@ def convert(
     found = evidence.streaming_format(source, purpose="convert takes counter logs")
     try:
         if found is formats.BLG:
-            return _convert_blg(source, output, fmt, counters=counters, bounds=(begin, end))
-        if found is formats.COUNTER_CSV:
-            return _convert_csv(
-                source, output, fmt, counters=counters, bounds=(begin, end), encoding=encoding
+            result = _convert_blg(
+                source, output, fmt, counters=counters, bounds=(begin, end), progress=progress
             )
-        return _convert_log(
-            source, output, fmt, found, counters=counters, bounds=(begin, end), encoding=encoding
-        )
+        elif found is formats.COUNTER_CSV:
+            result = _convert_csv(
+                source,
+                output,
+                fmt,
+                counters=counters,
+                bounds=(begin, end),
+                encoding=encoding,
+                progress=progress,
+            )
+        else:
+            result = _convert_log(
+                source,
+                output,
+                fmt,
+                found,
+                counters=counters,
+                bounds=(begin, end),
+                encoding=encoding,
+                progress=progress,
+            )
     except OSError as exc:
         # A full disk, a folder made read-only, the source gone: the writer has removed what it
         # wrote (``_Writer.__exit__``), so the message can say nothing was kept.
@@ -133,6 +184,25 @@ def convert(
             f"cannot convert: {exc.strerror or exc}; nothing was kept: the partial {output} was removed",
             expected="a source that stays in place and an output folder with room this user can write",
         ) from None
+    if result.samples == 0 and (begin is not None or end is not None):
+        # A window outside the log wrote a header and no sample, and said so only as "0 samples"
+        # with exit 0 (issue 32): the file is removed and the window set beside the log's span.
+        if output.is_file():
+            output.unlink()
+        raise InputError(
+            source, _outside(begin, end, result.span), expected="--begin/--end inside the log's span"
+        )
+    return result
+
+
+def _outside(begin: datetime | None, end: datetime | None, span: tuple[datetime, datetime] | None) -> str:
+    window = f"{_shown(begin) if begin else 'its start'} to {_shown(end) if end else 'its end'}"
+    where = f"; the log runs from {_shown(span[0])} to {_shown(span[1])} (its local time)" if span else ""
+    return f"no sample in the window {window}{where}; nothing was written"
+
+
+def _shown(moment: datetime) -> str:
+    return moment.isoformat(sep=" ", timespec="milliseconds" if moment.microsecond else "seconds")
 
 
 def _convert_log(
@@ -144,6 +214,7 @@ def _convert_log(
     counters: Sequence[str] | None,
     bounds: tuple[datetime | None, datetime | None],
     encoding: str | None,
+    progress: Callable[[int], None],
 ) -> ConvertResult:
     """Any other streaming format, through its ``stream`` part: the counter log's batches, as
     read. The two perfmon formats have writers of their own above because their headers carry
@@ -156,12 +227,17 @@ def _convert_log(
     keep = _window(*bounds, offset)
     paths = chosen.get_column("path").to_list()
     written = 0
+    span = _Span(offset)
     with _Writer(output, fmt, paths, zone=log.time_zone_name, offset=offset, source=str(source)) as writer:
         for batch in log.sample_batches():
+            span.see(batch.get_column("timestamp"))
             samples = batch.select(selection).filter(keep)
             writer.write(samples.get_column("timestamp"), samples.drop("timestamp"))
             written += samples.height
-    return writer.result(ConvertResult(output, fmt, len(paths), written, list(log.problems)))
+            progress(written)
+    return writer.result(
+        ConvertResult(output, fmt, len(paths), written, list(log.problems), span=span.pair())
+    )
 
 
 def _convert_csv(
@@ -171,6 +247,7 @@ def _convert_csv(
     *,
     counters: Sequence[str] | None,
     bounds: tuple[datetime | None, datetime | None],
+    progress: Callable[[int], None],
     encoding: str | None = None,
 ) -> ConvertResult:
     """A perfmon CSV/TSV read a window of rows at a time, each written as it is read."""
@@ -183,6 +260,7 @@ def _convert_csv(
     paths = chosen.get_column("path").to_list()
     while True:
         written = 0
+        span = _Span(offset)
         try:
             with _Writer(
                 output,
@@ -194,16 +272,20 @@ def _convert_csv(
                 first_cell=stream.header.first_cell,
             ) as writer:
                 for batch in stream.batches():
+                    span.see(batch.get_column("timestamp"))
                     samples = batch.select(selection).filter(keep)
                     writer.write(samples.get_column("timestamp"), samples.drop("timestamp"))
                     written += samples.height
+                    progress(written)
             break
         except counter_csv.ReadAgain:
             continue  # not UTF-8 after all: written again, decoded leniently
     if stream.samples_read == 0:
         output.unlink(missing_ok=True)
         raise stream.no_samples()
-    return writer.result(ConvertResult(output, fmt, len(paths), written, list(stream.problems)))
+    return writer.result(
+        ConvertResult(output, fmt, len(paths), written, list(stream.problems), span=span.pair())
+    )
 
 
 def _convert_blg(
@@ -213,6 +295,7 @@ def _convert_blg(
     *,
     counters: Sequence[str] | None,
     bounds: tuple[datetime | None, datetime | None],
+    progress: Callable[[int], None],
 ) -> ConvertResult:
     # The header needs every column: a first pass learns them (structure only, no values), and
     # how many samples are kept (so a Parquet output that cannot be written is refused at once).
@@ -229,8 +312,11 @@ def _convert_blg(
     paths = [c.path for c in columns]
     written = 0
     keep = _window(*bounds, offset, tz)
-    rows = pl.DataFrame([blg.utc_stamps(np.concatenate(local), offset, tz)]).filter(keep).height
-    del local
+    stamps_read = pl.DataFrame([blg.utc_stamps(np.concatenate(local), offset, tz)])
+    span = _Span(offset, tz)
+    span.see(stamps_read.get_column("timestamp"))
+    rows = stamps_read.filter(keep).height
+    del local, stamps_read
     with (
         blg.BlgFile(source) as log,
         _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), rows=rows, tz=tz) as writer,
@@ -243,8 +329,9 @@ def _convert_blg(
             frame = frame.insert_column(0, times).filter(keep)
             writer.write(frame.get_column("timestamp"), frame.drop("timestamp"))
             written += frame.height
+            progress(written)
         problems = list(log.problems)
-    return writer.result(ConvertResult(output, fmt, len(paths), written, problems))
+    return writer.result(ConvertResult(output, fmt, len(paths), written, problems, span=span.pair()))
 
 
 def _aligned(

@@ -96,7 +96,8 @@ def ingest_command(
     """Bring Jetstress results into the catalog; unchanged files are skipped by their hash.
 
     Exit 0 when everything found was ingested, 1 when something was refused or could not be
-    read (listed), 2 when the inputs or the catalog cannot be used at all."""
+    read (listed), 2 when the inputs or the catalog cannot be used at all, or hold no Jetstress
+    run."""
     from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     columns = (
@@ -142,6 +143,11 @@ def ingest_command(
             console.print(f'see: esrp-report catalog sql --catalog {catalog} "SELECT * FROM problems"')
     if report.refusals or report.failures or report.file_errors:
         raise typer.Exit(1)
+    found = report.runs_added + report.runs_replaced + report.runs_unchanged
+    if not found and not report.folders_unchanged and not report.archives_unchanged:
+        # Zero runs in, nothing refused: a wrong folder named looked like a clean ingest (issue 32).
+        where = ", ".join(str(path) for path in archives)
+        raise _fail(f"no Jetstress results found in {where} (no run was read from them)")
 
 
 def _since(value: str | None) -> datetime | None:

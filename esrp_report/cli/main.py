@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -109,8 +112,14 @@ EncodingOption = Annotated[
 TargetOption = Annotated[
     float | None,
     options.number_option(
-        "--target-iops", help="Target transactional IOPS per server (overrides the report)."
+        "--target-iops",
+        help="Target transactional IOPS per server, above 0 (overrides the report).",
+        above_zero=True,
     ),
+]
+
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress line on the terminal while it works.")
 ]
 
 STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
@@ -127,6 +136,19 @@ _console = output.console
 def _error(message: str) -> typer.Exit:
     output.print_error(message)
     return typer.Exit(EXIT_UNUSABLE)
+
+
+@contextmanager
+def _working(quiet: bool, what: str) -> Iterator[Callable[[str], None]]:
+    """A progress line on stderr while long work runs, updated with what it is doing; none with
+    --quiet or when stderr is not a terminal (a pipe or a log file gets the results only)."""
+    if quiet or not sys.stderr.isatty():
+        yield lambda _message: None
+        return
+    from esrp_report.cli.console import PlainConsole  # noqa: PLC0415 - imported on use
+
+    with PlainConsole(stderr=True).status(what, spinner="dots") as status:
+        yield status.update
 
 
 def _formats(option: str) -> tuple[str, ...]:
@@ -213,25 +235,37 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
             "(only for a manifest folder you trust).",
         ),
     ] = False,
+    quiet: QuietOption = False,
+    draft: Annotated[
+        bool,
+        typer.Option(
+            "--draft", help="Build even though TODO(vendor) placeholders are left (each is warned of)."
+        ),
+    ] = False,
 ) -> None:
     """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
 
     Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
-    damaged data), 2 unusable input; --allow-fail gives 0 for a draft of a failing or incomplete one.
+    damaged data; each reason is printed), 2 unusable input, or a manifest that still holds
+    TODO(vendor) placeholders (each is named; --draft builds it with a warning); --allow-fail
+    gives 0 for a draft of a failing or incomplete one.
     """
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
 
     console = _console()
     try:
-        with console.status("building", spinner="dots") as status:
+        with _working(quiet, "building") as status:
             result = api.build(
                 manifest,
                 out,
                 formats=_formats(formats),
-                progress=status.update,
-                jobs=jobs,
+                progress=status,
+                # The command's entry point has the __main__ guard workers need; a library
+                # caller gets one process unless it asks (api.build's docstring).
+                jobs=jobs if jobs is not None else api.usable_cores(),
                 allow_linked_files=allow_linked_files,
+                draft=draft,
             )
     except EsrpError as exc:
         raise _error(str(exc)) from None
@@ -242,8 +276,8 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
         console.print(styled(("PDF engine warning:", "yellow"), " ", warning))
     for url in result.refused:
         console.print(styled(("refused to fetch:", "yellow"), " ", url))
-    if doc.placeholders:
-        console.print(styled(("placeholder text left in:", "yellow"), " ", ", ".join(doc.placeholders)))
+    for left in result.placeholders:  # only a --draft gets here with any
+        console.print(styled(("draft: placeholder left:", "yellow"), " ", left.describe()))
     errors = [p for p in doc.problems if p.severity == "error"]
     if errors or doc.disagreements:
         console.print(
@@ -269,6 +303,8 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
             pages,
         )
     )
+    for reason in result.blocking:
+        console.print(styled(("  why:", style), " ", reason))
     for file in result.files:
         console.print(f"  wrote {file}")
     if doc.verdict is not Status.PASS and not allow_fail:
@@ -560,17 +596,28 @@ def convert(  # noqa: PLR0917 - Typer maps each parameter to an option
     ] = None,
     end: Annotated[datetime | None, typer.Option("--end", help="Last sample to keep.")] = None,
     encoding: EncodingOption = None,
+    quiet: QuietOption = False,
 ) -> None:
-    """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming (output in UTF-8)."""
+    """Convert a counter log to relog-style CSV/TSV or to Parquet, streaming (output in UTF-8).
+
+    Exit status: 0, or 2 for unusable input, including a --begin/--end window that keeps no
+    sample (the log's span is named; nothing is written)."""
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
 
+    console = _console()
     try:
-        result = api.convert_counter_log(
-            source, output, counters=counters, begin=begin, end=end, encoding=encoding
-        )
+        with _working(quiet, "converting") as status:
+            result = api.convert_counter_log(
+                source,
+                output,
+                counters=counters,
+                begin=begin,
+                end=end,
+                encoding=encoding,
+                progress=lambda written: status(f"converting: {written:,} samples written"),
+            )
     except EsrpError as exc:
         raise _error(str(exc)) from None
-    console = _console()
     for problem in result.problems:
         console.print(styled((f"{problem.severity}:", "yellow"), " ", problem.describe()))
     counted = f"{result.samples} sample(s) x {result.columns} counter(s)"
@@ -799,11 +846,11 @@ def doctor(as_json: JsonOption = False) -> None:
 
 def _print_check(a: SolutionAssessment) -> None:
     from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.fit import Column, print_fitted  # noqa: PLC0415 - Rich's tables: on use
 
     console = _console()
-    verdicts = Table(title="Verdicts", title_justify="left")
-    for column in ("Server", "Test", "Rule", "Subject", "Value", "Threshold", "Margin", "Verdict"):
-        verdicts.add_column(column, justify="right" if column in ("Value", "Threshold", "Margin") else "left")
+    # Every table fits the terminal with its figures whole (cli/fit.py): text wraps instead.
+    verdict_rows: list[tuple[list[str | Text], str | None]] = []
     for server in a.servers:
         for run in server.runs:
             grouped: dict[str, list[RuleResult]] = defaultdict(list)
@@ -811,70 +858,90 @@ def _print_check(a: SolutionAssessment) -> None:
                 grouped[result.rule_id].append(result)
             for results in grouped.values():
                 for row in _verdict_rows(results):
-                    verdicts.add_row(server.name, run.run.kind.value, *row)
-    console.print(verdicts)
+                    verdict_rows.append(([server.name, run.run.kind.value, *row], None))
+    print_fitted(
+        console,
+        "Verdicts",
+        [Column(name, figures=name in {"Value", "Threshold", "Margin"}) for name in _VERDICT_COLUMNS],
+        verdict_rows,
+    )
 
     for kind, aggregate in a.aggregates.items():
-        figures = Table(
-            title=f"{kind}: per-server figures (transactional | total convention)", title_justify="left"
-        )
-        for column in (
-            "Server",
-            "Target IOPS",
-            "Achieved",
-            "Reads/s",
-            "Writes/s",
-            "Transfers/s",
-            "DB read ms",
-            "DB write ms",
-            "Log writes/s",
-            "Log write ms",
-        ):
-            figures.add_column(column, justify="left" if column == "Server" else "right")
-        for server in a.servers:
-            summary = server.summaries.get(kind)
-            if summary is not None:
-                figures.add_row(
+        figure_rows: list[tuple[list[str | Text], str | None]] = [
+            (
+                [
                     server.name,
                     *_figure_cells(summary.target_iops, summary.achieved_iops, summary.conventions),
-                )
-        figures.add_row(
-            "All servers",
-            *_figure_cells(aggregate.target_iops, aggregate.achieved_iops, aggregate.conventions),
-            style="bold",
+                ],
+                None,
+            )
+            for server in a.servers
+            if (summary := server.summaries.get(kind)) is not None
+        ]
+        figure_rows.append(
+            (
+                [
+                    "All servers",
+                    *_figure_cells(aggregate.target_iops, aggregate.achieved_iops, aggregate.conventions),
+                ],
+                "bold",
+            )
         )
-        console.print(figures)
+        print_fitted(
+            console,
+            f"{kind}: per-server figures (transactional | total convention)",
+            [Column(name, figures=name != "Server") for name in _FIGURE_COLUMNS],
+            figure_rows,
+        )
 
     backups = [(s.name, s.backup, s.recovery) for s in a.servers if s.backup or s.recovery]
     if backups:
-        table = Table(title="Backup and soft recovery", title_justify="left")
-        for column in ("Server", "MB/s per database", "MB/s per server", "Seconds per log replayed"):
-            table.add_column(column, justify="left" if column == "Server" else "right")
-        for name, backup, recovery in backups:
-            table.add_row(
-                name,
-                fmt_number(backup.mb_per_sec_per_database, 3) if backup else "—",
-                fmt_number(backup.mb_per_sec_per_server, 3) if backup else "—",
-                fmt_number(recovery.seconds_per_log, 3) if recovery else "—",
-            )
-        console.print(table)
+        print_fitted(
+            console,
+            "Backup and soft recovery",
+            [
+                Column(name, figures=name != "Server")
+                for name in ("Server", "MB/s per database", "MB/s per server", "Seconds per log replayed")
+            ],
+            [
+                (
+                    [
+                        name,
+                        fmt_number(backup.mb_per_sec_per_database, 3) if backup else "—",
+                        fmt_number(backup.mb_per_sec_per_server, 3) if backup else "—",
+                        fmt_number(recovery.seconds_per_log, 3) if recovery else "—",
+                    ],
+                    None,
+                )
+                for name, backup, recovery in backups
+            ],
+        )
 
     disagreements = [(s.name, d) for s in a.servers for r in s.runs for d in r.disagreements]
     if disagreements:
-        table = Table(title="Sources disagree (> 0.5%)", title_justify="left")
-        for column in ("Server", "Table", "Instance", "Figure", "Report", "Counter log", "Difference"):
-            table.add_column(column)
-        for name, d in disagreements:
-            table.add_row(
-                name,
-                d.table,
-                d.instance,
-                d.metric,
-                fmt_number(d.first_value, 3),
-                fmt_number(d.second_value, 3),
-                f"{d.relative_difference:.2%}",
-            )
-        console.print(table)
+        print_fitted(
+            console,
+            "Sources disagree (> 0.5%)",
+            [
+                Column(name, figures=name in {"Report", "Counter log", "Difference"})
+                for name in ("Server", "Table", "Instance", "Figure", "Report", "Counter log", "Difference")
+            ],
+            [
+                (
+                    [
+                        name,
+                        d.table,
+                        d.instance,
+                        d.metric,
+                        fmt_number(d.first_value, 3),
+                        fmt_number(d.second_value, 3),
+                        f"{d.relative_difference:.2%}",
+                    ],
+                    None,
+                )
+                for name, d in disagreements
+            ],
+        )
 
     problems = list(a.problems) + [p for s in a.servers for r in s.runs for p in r.problems]
     if problems:
@@ -894,6 +961,21 @@ def _print_check(a: SolutionAssessment) -> None:
     console.print(styled("Solution ", (a.name, "bold"), ": ", (a.status.value.upper(), style)))
     if a.status is not Status.PASS and a.reason:
         console.print(f"  {a.reason}")
+
+
+_VERDICT_COLUMNS = ("Server", "Test", "Rule", "Subject", "Value", "Threshold", "Margin", "Verdict")
+_FIGURE_COLUMNS = (
+    "Server",
+    "Target IOPS",
+    "Achieved",
+    "Reads/s",
+    "Writes/s",
+    "Transfers/s",
+    "DB read ms",
+    "DB write ms",
+    "Log writes/s",
+    "Log write ms",
+)
 
 
 def _verdict_rows(results: list[RuleResult]) -> list[tuple[str | Text, ...]]:

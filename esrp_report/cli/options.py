@@ -38,6 +38,15 @@ def finite(text: str) -> float:
     return value
 
 
+def positive(text: str) -> float:
+    """A finite float above zero: a target (IOPS) of 0 or less would make every achieved figure
+    meet it, so a sign typed by mistake passed the design instead of being said (issue 32)."""
+    value = finite(text)
+    if value <= 0:
+        raise OptionNumberError(f"{_shown(text)} is not above zero; a target must be greater than 0")
+    return value
+
+
 def whole(text: str) -> int:
     """A whole number a float holds exactly (up to 2**53): counts the sizing model multiplies as
     floats. More digits than that cannot be a count of mailboxes, databases or copies."""
@@ -64,6 +73,8 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def number_option(*flags: str, help: str) -> typer.models.OptionInfo:
-    """A float option parsed by :func:`finite`: one declaration for every such option of the CLI."""
-    return typer.Option(*flags, parser=finite, metavar="NUMBER", help=help)  # type: ignore[no-any-return]
+def number_option(*flags: str, help: str, above_zero: bool = False) -> typer.models.OptionInfo:
+    """A float option parsed by :func:`finite` (:func:`positive` with ``above_zero``): one
+    declaration for every such option of the CLI."""
+    parser = positive if above_zero else finite
+    return typer.Option(*flags, parser=parser, metavar="NUMBER", help=help)  # type: ignore[no-any-return]

@@ -15,6 +15,41 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 
+# The first bytes of common binary files a user may name by mistake where a text is read: said
+# as what they are, not as the first byte no code page decodes ("cannot decode as cp1252",
+# issue 32). Each signature is long or specific enough that no text begins with it.
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"PK\x03\x04", "a ZIP archive, or a Word, Excel or PowerPoint file"),
+    (b"PK\x05\x06", "an empty ZIP archive"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Office 97-2003 file (Word, Excel) or an Outlook message"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"\x7fELF", "a program (ELF)"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"PAR1", "a Parquet file"),
+)
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What a file whose first bytes are ``head`` is, when a common binary signature says so
+    (e.g. "a PNG image"); None for anything else, text or not."""
+    for signature, kind in _SIGNATURES:
+        if head.startswith(signature):
+            return kind
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "a WebP image"
+    if head.startswith(b"MZ") and b"\x00" in head[:64]:  # a text may start "MZ"; an .exe has NULs
+        return "a Windows program"
+    return None
+
+
 def sniff_encoding(head: bytes) -> str:
     """Guess the encoding of a text file from its first bytes.
 

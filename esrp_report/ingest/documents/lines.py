@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from esrp_report.ingest.documents.cells import clean_line
 from esrp_report.ingest.documents.html import html_lines
 from esrp_report.ingest.documents.pdf import pdf_lines
-from esrp_report.ingest.text import decode_bytes
+from esrp_report.ingest.text import binary_kind, decode_bytes
 from esrp_report.model import DocLine
+from esrp_report.model.errors import InputError
 
 # Lines are cut from a text this many characters at a time (at a newline), so that the whole
 # list of raw lines never exists beside the cleaned ones.
@@ -27,6 +28,13 @@ def document_lines(data: bytes, source: str) -> tuple[list[DocLine], str]:
     at = start.end() if start else 0
     if data[at : at + 5] == b"%PDF-":  # not data.lstrip(): a copy of the whole file
         return [clean_line(line) for line in pdf_lines(data, source)], "pdf"
+    binary = binary_kind(data[:64])
+    if binary is not None:
+        raise InputError(
+            source,
+            f"not a text or PDF document (looks like {binary})",
+            expected="a published ESRP document: PDF, HTML, or text/Markdown",
+        )
     text, _encoding = decode_bytes(data, source)
     head = text[:4096].casefold()
     if any(mark in head for mark in ("<html", "<body", "<!doctype html")):
