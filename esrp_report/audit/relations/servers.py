@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from esrp_report import model as m
 from esrp_report.analysis import aggregate as agg
 from esrp_report.analysis.intervals import Iv
-from esrp_report.analysis.rules import may_hold
+from esrp_report.analysis.rules import Rule, may_hold
 from esrp_report.audit.context import Column, Context, Term, heads, run_for
 from esrp_report.audit.findings import fmt, relative, weighed
 from esrp_report.audit.intervals import sum_of, summed_half, worst_half
@@ -329,17 +329,36 @@ def _target(ctx: Context, test: TestKind, row: m.SummaryRow) -> _Bound | None:
         return _Bound(">=", row.target.value, f"the target {row.target.text} its row prints", row.target)
     if row.key not in _PASS_MEASURES:
         return None
+    printed = _printed_target(ctx, row)
+    if printed is not None:
+        operator, limit = printed
+        return _Bound(operator, limit, f"the target {operator} {limit:g} ms its row prints")
+    found = _pass_rule(ctx, test, _PASS_MEASURES[row.key])
+    if found is None:
+        return None
+    rule, threshold = found
+    return _Bound(
+        rule.operator, threshold, f"the pass threshold {rule.operator} {threshold:g} ms (rule {rule.id})"
+    )
+
+
+def _printed_target(ctx: Context, row: m.SummaryRow) -> tuple[str, float] | None:
+    """The one latency target a row prints (operator, limit), or None."""
     printed = _LATENCY_TARGET.findall(_target_text(ctx, row))
-    if len(printed) == 1:
-        operator, limit = re.sub(r"\s", "", printed[0][0]), printed[0][1]
-        return _Bound(operator, float(limit), f"the target {operator} {limit} ms its row prints")
+    if len(printed) != 1:
+        return None
+    return re.sub(r"\s", "", printed[0][0]), float(printed[0][1])
+
+
+def _pass_rule(ctx: Context, test: TestKind, measure: str) -> tuple[Rule, float] | None:
+    """The rule that judges a measure for this test, and its limit for the document's Jetstress
+    generation (unknown unless every run of the test names the same one)."""
     generations = {run.generation for run in ctx.runs if run.kind is test}
     generation = generations.pop() if len(generations) == 1 else Generation.UNKNOWN
     for rule in ctx.rules:
         threshold = rule.limit(test, generation)
-        if rule.measure == _PASS_MEASURES[row.key] and threshold is not None:
-            said = f"the pass threshold {rule.operator} {threshold:g} ms (rule {rule.id})"
-            return _Bound(rule.operator, threshold, said)
+        if rule.measure == measure and threshold is not None:
+            return rule, threshold
     return None
 
 
@@ -362,21 +381,16 @@ def printed_targets(ctx: Context, test: TestKind) -> None:
     generation. A document that prints another limit states a criterion ESRP does not apply, and
     its figures are then held to the printed one by ``against_targets``: both are said. Rows whose
     measure no rule judges (write latency, "< 20 msec**" as general advice) are left alone."""
-    generations = {run.generation for run in ctx.runs if run.kind is test}
-    generation = generations.pop() if len(generations) == 1 else Generation.UNKNOWN
     for table in ctx.doc.summary_tables:
         if table.kind not in ("server", "aggregate") or table.test is not test:
             continue
         for row in table.rows:
             measure = _PASS_MEASURES.get(row.key)
-            printed = _LATENCY_TARGET.findall(_target_text(ctx, row)) if measure else []
-            if len(printed) != 1:
+            printed = _printed_target(ctx, row) if measure else None
+            found = _pass_rule(ctx, test, measure) if measure and printed else None
+            if printed is None or found is None:
                 continue
-            operator, limit = re.sub(r"\s", "", printed[0][0]), float(printed[0][1])
-            rule = next((r for r in ctx.rules if r.measure == measure and r.limit(test, generation)), None)
-            threshold = rule.limit(test, generation) if rule is not None else None
-            if rule is None or threshold is None:
-                continue
+            (operator, limit), (rule, threshold) = printed, found
             ctx.result.checked += 1
             name = "Individual server" if table.kind == "server" else "Aggregate"
             if math.isclose(limit, threshold) and operator == rule.operator:
