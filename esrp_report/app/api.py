@@ -584,13 +584,26 @@ def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None
     return size(spec_from_table(overrides or {}, source="overrides", base=base))
 
 
-def audit_document(path: Path, *, rules_file: Path | None = None, loosen: str | None = None) -> AuditResult:
-    """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
+def audit_document(
+    path: Path,
+    *,
+    rules_file: Path | None = None,
+    loosen: str | None = None,
+    progress: Callable[[str], None] = lambda _stage: None,
+) -> AuditResult:
+    """Read a published document (PDF, HTML, text or Markdown) and check it against itself.
+
+    ``progress`` is told each stage as it starts (a long PDF takes seconds to read)."""
     from esrp_report.analysis.rules import load_rules
     from esrp_report.audit import audit
     from esrp_report.ingest.documents.published import read_document
 
-    return audit(read_document(path), load_rules(rules_file, loosen=loosen))
+    progress(f"auditing: reading {path.name}")
+    rules = load_rules(rules_file, loosen=loosen)
+    document = read_document(path)
+    tables, reports = len(document.summary_tables), len(document.reports)
+    progress(f"auditing: checking {tables:,} tables and {reports:,} reports")
+    return audit(document, rules)
 
 
 def _report_outputs(out_dir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:
