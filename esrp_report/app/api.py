@@ -335,7 +335,7 @@ def _build(
     from esrp_report.render.charts import draw
     from esrp_report.render.document import build_document, diagnostics_text
     from esrp_report.render.html import (
-        APPENDIX_TITLE,
+        appendix_title,
         chart_plan,
         iter_print,
         render_html,
@@ -403,7 +403,7 @@ def _build(
             result.refused += piece.refused
             result.warnings += [w for w in piece.warnings if w not in result.warnings]
         joined = joiner.finish(
-            appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+            appendix_title=appendix_title(doc), anchors=[p.anchor for p in parts], number_from=1
         )
         target = out_dir / f"{stem}.pdf"
         write_output(target, joined.pdf, result.files)
