@@ -32,7 +32,9 @@ SEED_002_VENDOR_SECTIONS = {"Accelerate your workloads, automate your savings", 
 def _contents(text: str) -> list[str]:
     """The entries of a seed's table of contents, page numbers and leader dots removed."""
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if re.fullmatch(r"#*\s*Table of contents", line.strip(), re.I))
+    start = next(
+        i for i, line in enumerate(lines) if re.fullmatch(r"#*\s*Table of contents", line.strip(), re.I)
+    )
     entries = []
     for line in lines[start + 1 :]:
         if not line.strip():
@@ -232,7 +234,9 @@ def test_a_planted_change_in_the_built_page_is_caught(dellemc: Path, tmp_path: P
     if planted == "missing":
         html = html.replace(reliability.group(0), "")
     else:  # the conclusion moved ahead of the results
-        html = html.replace(conclusion.group(0), "").replace('<h1 id="results">', conclusion.group(0) + '<h1 id="results">')
+        html = html.replace(conclusion.group(0), "").replace(
+            '<h1 id="results">', conclusion.group(0) + '<h1 id="results">'
+        )
     (tmp_path / "planted.html").write_text(html, encoding="utf-8")
     _, ours = _ours(_read_html(tmp_path / "planted.html").headings, _vendor_titles(SAMPLES / "dellemc.toml"))
     with pytest.raises(AssertionError, match="where seed 002 has"):
@@ -260,11 +264,16 @@ def test_the_built_dellemc_pdf_is_audited_and_its_tables_read(dellemc: Path) -> 
     assert result.errors == 0, [f.message for f in result.findings if f.severity == "error"]
     # Seed 002's layout, read from our own print: the four per-server tables and the four
     # servers' appendix reports, every one with its I/O tables.
-    assert result.results_read == ["Performance results of 4 server(s)", "4 appendix report(s) with I/O tables"]
+    assert result.results_read == [
+        "Performance results of 4 server(s)",
+        "4 appendix report(s) with I/O tables",
+    ]
 
 
 @pytest.mark.parametrize("stem", ["vmax", "netapp"])
-def test_3_0_samples_keep_seed_000s_parts_in_its_order(sample_build: Callable[[str], Path], stem: str) -> None:
+def test_3_0_samples_keep_seed_000s_parts_in_its_order(
+    sample_build: Callable[[str], Path], stem: str
+) -> None:
     seed = [_kind(e) for e in _contents((DATA / "vmax-000.txt").read_text(encoding="utf-8"))]
     assert seed[0] == "overview" and seed[-1] == "appendix a: test reports"
     page = _read_html(sample_build(stem) / f"{stem}.html")

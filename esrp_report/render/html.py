@@ -44,8 +44,14 @@ from esrp_report.model.sections import PARTS_BY_KEY
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
-from esrp_report.render.outline import outline, run_heading, section_anchor, table_words, vendor_sections_after
 from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
+from esrp_report.render.outline import (
+    outline,
+    run_heading,
+    section_anchor,
+    table_words,
+    vendor_sections_after,
+)
 from esrp_report.render.slots import CHART_MARKER, TOC_SLOT_PREFIX, fill_charts
 
 

@@ -82,13 +82,23 @@ def _present(doc: Document, key: str) -> bool:
 
 def _server_entries(form: Form, view: ServerView, level: int) -> list[_Entry]:
     entries = [
-        _Entry(view.anchor, level, form.server_heading.format(label=view.label), view.anchor, in_appendix=True)
+        _Entry(
+            view.anchor, level, form.server_heading.format(label=view.label), view.anchor, in_appendix=True
+        )
     ]
     for rv in view.runs:
-        entries.append(_Entry(rv.anchor, level + 1, run_heading(form, rv, log=False), rv.anchor, in_appendix=True))
+        entries.append(
+            _Entry(rv.anchor, level + 1, run_heading(form, rv, log=False), rv.anchor, in_appendix=True)
+        )
         if test_log_lines(rv.run):
             entries.append(
-                _Entry(f"{rv.anchor}-log", level + 1, run_heading(form, rv, log=True), f"{rv.anchor}-log", in_appendix=True)
+                _Entry(
+                    f"{rv.anchor}-log",
+                    level + 1,
+                    run_heading(form, rv, log=True),
+                    f"{rv.anchor}-log",
+                    in_appendix=True,
+                )
             )
     return entries
 
