@@ -254,6 +254,20 @@ def test_dellemc_pdf_follows_seed_002(dellemc: Path) -> None:
     first = [lines.index(label) if label in lines else -1 for label in labels]
     assert -1 not in first, [label for label, at in zip(labels, first, strict=True) if at < 0]
     assert first == sorted(first)
+    # Every contents entry has the page its heading is printed on.
+    printed_on = {}
+    for number, text in enumerate(pages[contents + 1 :], start=contents + 2):
+        for line in text.splitlines():
+            printed_on.setdefault(" ".join(line.split()), number)
+    # (Laid out by position: the numbers written in after the pieces are joined are text of their own.)
+    toc = PdfReader(dellemc / "dellemc.pdf").pages[contents].extract_text(extraction_mode="layout")
+    entries = [re.fullmatch(r"(.+?)\s*\.*\s*(\d+)", " ".join(line.split())) for line in toc.splitlines()]
+    listed = {
+        e.group(1).rstrip(". "): int(e.group(2))
+        for e in entries
+        if e and NUMBERED.fullmatch(e.group(1).rstrip(". "))
+    }
+    assert {label: listed.get(label) for label in labels} == {label: printed_on[label] for label in labels}
     tables = [re.match(r"Table (\d+) ", line) for line in lines]
     numbers = [int(t.group(1)) for t in tables if t]
     assert numbers == list(range(1, len(_seed_caption_kinds()) + 1))

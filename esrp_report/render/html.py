@@ -299,6 +299,12 @@ def appendix_title(doc: Document) -> str:
     return heading.label if heading is not None else APPENDIX_TITLE
 
 
+def top_level_titles(doc: Document) -> list[str]:
+    """The chapters' headings of a numbered form, whose bookmarks stay at the top of the PDF's
+    outline even when laid out in a server's piece (appendix B, after the last server)."""
+    return [h.label for h in outline(doc) if h.level == 1 and h.key != "appendix"]
+
+
 def figures_in(manifest: m.Manifest) -> dict[str, list[m.VendorFigure]]:
     """The vendor's figures by the section they are placed in, in manifest order."""
     placed: dict[str, list[m.VendorFigure]] = {}
@@ -651,6 +657,7 @@ class PrintPart:
     charts: list[charts.ChartSpec]
     anchor: str | None = None  # the server's appendix anchor; None for the body
     title: str = ""
+    captions: list[Caption] = field(default_factory=list)  # those numbered in it (a numbered form's)
 
 
 def render_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = None) -> list[PrintPart]:
@@ -669,8 +676,7 @@ def iter_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = N
     yield PrintPart(body, list(plan.solution))
     for view in doc.appendix_views:
         part = appendix_part(doc, view, generated=generated, plan=plan, before=captions)
-        if doc.form.numbered:
-            captions += number_captions(part.html, whole=True, before=captions)[1]
+        captions = [*captions, *part.captions]
         yield part
 
 
@@ -688,7 +694,10 @@ def appendix_part(
     html = _render(
         doc, doc.form.appendix, generated=generated, for_pdf=True, plan=plan, view=view, part="appendix"
     )
+    captions: list[Caption] = []
     if doc.form.numbered:
-        html, _ = number_captions(html, whole=True, before=before or ())
+        html, captions = number_captions(html, whole=True, before=before or ())
     specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
-    return PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})")
+    return PrintPart(
+        html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})", captions=captions
+    )
