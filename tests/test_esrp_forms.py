@@ -9,6 +9,7 @@ from its HTML and from its PDF's text, never from the template."""
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
 from collections.abc import Callable
 from html.parser import HTMLParser
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from esrp_report.app.api import audit_document
+from esrp_report.app.api import audit_document, build
+from esrp_report.ingest.config.manifest import ManifestError
 from esrp_report.model.sections import form_for
 
 DATA = Path(__file__).parent / "data" / "published"
@@ -298,3 +300,51 @@ def test_3_0_samples_keep_seed_000s_parts_in_its_order(
     assert ours == [s for s in seed if s in ours], ours  # seed 000's order
     for needed in ("overview", "tested deployment", "test results summary", "appendix a: test reports"):
         assert needed in ours
+
+
+def _dellemc_copy(tmp_path: Path, edit: Callable[[str], str]) -> Path:
+    """A copy of the Dell EMC sample (manifest, evidence, branding, content) with its manifest
+    edited."""
+    for name in ("dellemc", "dellemc-content", "branding"):
+        shutil.copytree(SAMPLES / name, tmp_path / name)
+    manifest = tmp_path / "dellemc.toml"
+    manifest.write_text(edit((SAMPLES / "dellemc.toml").read_text(encoding="utf-8")), encoding="utf-8")
+    return manifest
+
+
+def test_vendor_sections_are_numbered_where_they_are_placed(tmp_path: Path) -> None:
+    """A section of the vendor's own is numbered as a sibling of what it follows, after a part
+    left empty too; after "Test results summary" it is the next chapter (a chapter as in the 3.0
+    form); after appendix B it is appendix C."""
+
+    def edit(text: str) -> str:
+        text = re.sub(r'volume_sizing = """.*?"""\n', "", text, flags=re.S)
+        return text.replace(
+            "[[figure]]",
+            '[[section]]\nid = "growth"\ntitle = "Growth"\nbody = "Add drives."\nafter = "volume_sizing"\n\n'
+            '[[section]]\nid = "notes"\ntitle = "Test notes"\nbody = "Run in September."\nafter = "results"\n\n'
+            '[[section]]\nid = "links"\ntitle = "Related resources"\nbody = "See the vendor."\nafter = "contact"\n\n'
+            "[[figure]]",
+            1,
+        )
+
+    out = tmp_path / "out"
+    build(_dellemc_copy(tmp_path, edit), out, formats=("html",))
+    headings = _read_html(out / "dellemc.html").headings
+    numbered = [h for h in headings if NUMBERED.fullmatch(h)]
+    assert _numbering_holds([NUMBERED.fullmatch(h).group(1) for h in numbered])  # type: ignore[union-attr]
+    assert "2.2 Growth" in numbered and "2.2 Volume sizing" not in " ".join(numbered)
+    assert numbered[numbered.index("5 Test notes") - 1 :][:3] == [
+        "4.2 Storage performance results",
+        "5 Test notes",
+        "6 Conclusion",
+    ]
+    assert numbered[-2:] == ["B Technical support and resources", "C Related resources"]
+
+
+def test_a_4_0_manifest_cannot_place_a_section_after_the_title_page_disclaimer(tmp_path: Path) -> None:
+    def edit(text: str) -> str:
+        return text.replace('after = "solution_description"', 'after = "disclaimer"', 1)
+
+    with pytest.raises(ManifestError, match="no section 'disclaimer' to place"):
+        build(_dellemc_copy(tmp_path, edit), tmp_path / "out", formats=("html",))

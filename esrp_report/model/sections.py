@@ -76,8 +76,14 @@ class Form:
 
     @property
     def slots(self) -> tuple[str, ...]:
-        """Where a vendor's own section may be placed in this form (see ``SECTION_SLOTS``)."""
-        return ("contents", *(part.key for part in self.parts if part.slot))
+        """Where a vendor's own section may be placed in this form (see ``SECTION_SLOTS``); in a
+        numbered form only after a part its outline numbers (not after the 4.0 title page's
+        disclaimer)."""
+        numbered = {entry.key for entry in self.outline}
+        return (
+            "contents",
+            *(part.key for part in self.parts if part.slot and (not self.numbered or part.key in numbered)),
+        )
 
 
 def _parts() -> tuple[DocumentPart, ...]:

@@ -133,23 +133,24 @@ def _entries(doc: Document, form: Form) -> list[_Entry]:
     them, at the part's level, as the 3.0 form places them."""
     after = vendor_sections_after(doc.manifest)
     product = doc.manifest.document.product
-    present = [e for e in form.outline if _present(doc, e.key)]
+    shown = [_present(doc, e.key) for e in form.outline]
     out: list[_Entry] = []
     waiting: list[tuple[str, int]] = []  # (slot, level) of parts whose sub-headings are not done
 
     def place(slot: str, level: int) -> None:
         out.extend(_Entry(f"section:{s.key}", level, s.title, section_anchor(s)) for s in after.get(slot, []))
 
-    place("contents", present[0].level if present else 1)
-    for i, entry in enumerate(present):
-        while waiting and entry.level <= waiting[-1][1]:
-            place(*waiting.pop())
-        out.extend(_expand(doc, form, entry, product))
+    place("contents", 1)
+    for i, entry in enumerate(form.outline):
+        if shown[i]:
+            while waiting and entry.level <= waiting[-1][1]:
+                place(*waiting.pop())
+            out.extend(_expand(doc, form, entry, product))
         part = PARTS_BY_KEY.get(entry.key)
         if part is None or not part.slot:
             continue
-        if part.markdown:
-            following = present[i + 1].level if i + 1 < len(present) else 1
+        if part.markdown:  # its slot holds what is placed after it, filled or not (as in 3.0)
+            following = next((e.level for e, s in zip(form.outline[i + 1 :], shown[i + 1 :]) if s), 1)
             place(part.key, max(entry.level, following))
         else:
             waiting.append((part.key, entry.level))
@@ -184,9 +185,11 @@ def outline(doc: Document) -> list[Heading]:
     prefix = ""  # the appendix letter the headings below are numbered under
     headings: list[Heading] = []
     for entry in _entries(doc, form):
-        if entry.letter:
-            prefix, counters = entry.letter, []
-            number = entry.letter
+        # A vendor's chapter placed after an appendix is the next appendix ("C" after "B").
+        follows = prefix and entry.level == 1 and entry.key.startswith("section:")
+        if entry.letter or follows:
+            prefix, counters = entry.letter or chr(ord(prefix) + 1), []
+            number = prefix
         else:
             if entry.level == 1 and prefix:  # the body again after an appendix
                 prefix, counters = "", main

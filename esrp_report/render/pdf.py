@@ -304,9 +304,17 @@ class PdfJoiner:
         )
         chapters = frozenset(top_level)
         for reader, start in zip(readers[1:], starts[1:], strict=True):
-            _copy_outline(
-                writer, reader, reader.outline, offset=start, parent=appendix_item, find=None, top=chapters
+            # The appendix's heading may open the first server's piece instead (the ESRP 4.0 form).
+            found = _copy_outline(
+                writer,
+                reader,
+                reader.outline,
+                offset=start,
+                parent=appendix_item,
+                find=None if appendix_item else appendix_title,
+                top=chapters,
             )
+            appendix_item = appendix_item or found
 
         names = writer.get_named_dest_root()
         for anchor, start in zip(anchors, starts, strict=True):
@@ -389,7 +397,7 @@ def _copy_outline(
     last = parent
     for item in items:
         if isinstance(item, list):
-            inner = _copy_outline(writer, reader, item, offset=offset, parent=last, find=find)
+            inner = _copy_outline(writer, reader, item, offset=offset, parent=last, find=find, top=top)
             found = found or inner
             continue
         page = reader.get_destination_page_number(item)
