@@ -150,7 +150,8 @@ def _entries(doc: Document, form: Form) -> list[_Entry]:
         if part is None or not part.slot:
             continue
         if part.markdown:  # its slot holds what is placed after it, filled or not (as in 3.0)
-            following = next((e.level for e, s in zip(form.outline[i + 1 :], shown[i + 1 :]) if s), 1)
+            later = zip(form.outline[i + 1 :], shown[i + 1 :], strict=True)
+            following = next((e.level for e, s in later if s), 1)
             place(part.key, max(entry.level, following))
         else:
             waiting.append((part.key, entry.level))
