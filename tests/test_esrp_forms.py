@@ -348,3 +348,26 @@ def test_a_4_0_manifest_cannot_place_a_section_after_the_title_page_disclaimer(t
 
     with pytest.raises(ManifestError, match="no section 'disclaimer' to place"):
         build(_dellemc_copy(tmp_path, edit), tmp_path / "out", formats=("html",))
+
+
+# What the tool's review says, which a published document never carries (issue 32 item 1): the 4.0
+# form is written from seed 002 and holds none of it.
+REVIEW_PHRASES = (
+    "Solution verdict",
+    "Built by esrp-report",
+    "not checked",
+    "Not evaluated",
+    "Sources:",
+    "Assessment:",
+    "Evidence notes",
+    "disagree",
+    "Problems found",
+    "threshold that could be evaluated",
+)
+
+
+def test_the_4_0_document_carries_none_of_the_tool_s_review(dellemc: Path) -> None:
+    page = re.sub(r"<[^>]+>", " ", (dellemc / "dellemc.html").read_text(encoding="utf-8"))
+    pdf = " ".join(page.extract_text() or "" for page in PdfReader(dellemc / "dellemc.pdf").pages)
+    for text in (" ".join(page.split()), " ".join(pdf.split())):
+        assert [p for p in REVIEW_PHRASES if p.casefold() in text.casefold()] == []
