@@ -25,6 +25,7 @@ from esrp_report.files.safe import Tree, refuse_overwriting
 from esrp_report.ingest import evidence as ev
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
+from esrp_report.model.sections import form_for
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -335,10 +336,11 @@ def _build(
     from esrp_report.render.charts import draw
     from esrp_report.render.document import build_document, diagnostics_text
     from esrp_report.render.html import (
-        APPENDIX_TITLE,
+        appendix_title,
         chart_plan,
         iter_print,
         render_html,
+        top_level_titles,
     )
     from esrp_report.render.pdf import PdfJoiner, render_part
     from esrp_report.render.slots import fill_charts
@@ -356,7 +358,9 @@ def _build(
         labels[server.name] = label
         servers.append(_keep_chart_series_only(assess_server(server, rules)))
         in_appendix = manifest.appendix_servers is None or label in manifest.appendix_servers
-        if pool is not None and "pdf" in formats and in_appendix:
+        # A numbered form's appendix numbers its tables on from the body's: not known yet.
+        numbered = form_for(manifest.document.esrp_version, manifest.document.exchange_version).numbered
+        if pool is not None and "pdf" in formats and in_appendix and not numbered:
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
             part = _early_appendix(manifest, servers, rules, labels, when)
@@ -403,7 +407,10 @@ def _build(
             result.refused += piece.refused
             result.warnings += [w for w in piece.warnings if w not in result.warnings]
         joined = joiner.finish(
-            appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+            appendix_title=appendix_title(doc),
+            anchors=[p.anchor for p in parts],
+            number_from=1,
+            top_level=top_level_titles(doc),
         )
         target = out_dir / f"{stem}.pdf"
         write_output(target, joined.pdf, result.files)
