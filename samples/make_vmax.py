@@ -5,7 +5,8 @@
 Deterministic. Server 4 is EMAIL5, whose reports are transcribed from the document's appendix
 (samples/EMAIL5, written by make_samples.py). The other nine servers are built from EMAIL5's
 reports as a template: every per-server figure of samples/data/vmax-servers.toml is spread over
-the 20 database instances in EMAIL5's own proportions, on the printed grid (0.001), so that the
+the 20 database instances in EMAIL5's own proportions (turned by one place more for each server,
+so that no two servers share a pattern), on the printed grid (0.001), so that the
 instance sums and means reproduce the table exactly. Columns the document does not summarise
 (average bytes, maintenance and replication reads) are EMAIL5's; the Total table's mean read size
 is worked out from them and the server's own reads, as the counter log's is, so that every report
@@ -69,20 +70,27 @@ def _set_column(rows: list[list[str]], col: int, values: list[float], decimals: 
         row[col] = f"{value:.{decimals}f}"
 
 
-def performance_like(data: Json, figures: dict[str, float], scale: float = 1.0) -> Json:
-    """EMAIL5's Performance (or Stress) data carrying another server's figures."""
+def performance_like(data: Json, figures: dict[str, float], scale: float = 1.0, turn: int = 0) -> Json:
+    """EMAIL5's Performance (or Stress) data carrying another server's figures, spread over the
+    instances in EMAIL5's proportions turned by ``turn`` places (instance k takes EMAIL5's
+    instance k + turn's share), so that no two servers' instances show the same pattern."""
     out = copy.deepcopy(data)
     trans = out["tables"]["transactional"]["rows"]
     total = out["tables"]["total"]["rows"]
     bdm = out["tables"]["background_maintenance"]["rows"]
     n = len(trans)
+
+    def shares(col: int) -> list[float]:
+        cells = _cells(trans, col)
+        return cells[turn % n :] + cells[: turn % n]
+
     columns = {
-        READS: spread(figures["reads"] * scale, _cells(trans, READS), 0.001),
-        WRITES: spread(figures["writes"] * scale, _cells(trans, WRITES), 0.001),
-        LOG_WRITES: spread(figures["log_writes"] * scale, _cells(trans, LOG_WRITES), 0.001),
-        READ_LAT: spread(figures["read_latency"] * n, _cells(trans, READ_LAT), 0.001),
-        WRITE_LAT: spread(figures["write_latency"] * n, _cells(trans, WRITE_LAT), 0.001),
-        LOG_WRITE_LAT: spread(figures["log_write_latency"] * n, _cells(trans, LOG_WRITE_LAT), 0.001),
+        READS: spread(figures["reads"] * scale, shares(READS), 0.001),
+        WRITES: spread(figures["writes"] * scale, shares(WRITES), 0.001),
+        LOG_WRITES: spread(figures["log_writes"] * scale, shares(LOG_WRITES), 0.001),
+        READ_LAT: spread(figures["read_latency"] * n, shares(READ_LAT), 0.001),
+        WRITE_LAT: spread(figures["write_latency"] * n, shares(WRITE_LAT), 0.001),
+        LOG_WRITE_LAT: spread(figures["log_write_latency"] * n, shares(LOG_WRITE_LAT), 0.001),
     }
     for col, values in columns.items():
         _set_column(trans, col, values)
@@ -172,11 +180,12 @@ def main() -> None:
         for offset, kind in enumerate(KINDS):
             data = _renamed(template[kind], machine, 3100 + 97 * index + offset)
             if kind == "Performance":
-                data = performance_like(data, server)
+                data = performance_like(data, server, turn=index + 1)
             elif kind == "Stress":
                 stress = template["Stress"]
                 factor = float(stress["sizing"]["Achieved Transactional I/O per Second"]) / email5_achieved
-                data = performance_like(data, server | _stress_latencies(server, email5, stress), factor)
+                figures = server | _stress_latencies(server, email5, stress)
+                data = performance_like(data, figures, factor, turn=index + 1)
             elif kind == "DatabaseBackup":
                 data = backup_like(data, server["backup_per_database"])
             else:

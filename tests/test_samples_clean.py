@@ -163,3 +163,16 @@ def test_a_total_printed_off_its_parts_is_logged_inside_every_rounding_it_can_re
     assert abs(logged_total - logged_bdm - trans.values[m.DB_READS]) < HALF_UNIT
     if not reached:
         assert logged_total == pytest.approx(parts, abs=1e-9)
+
+
+def test_no_two_vmax_servers_spread_their_figures_over_their_instances_alike() -> None:
+    """Each server's figures are spread in EMAIL5's proportions turned by its own number of places:
+    the order of its instances by read latency (and by reads) is its own."""
+    for kind in ("Performance", "Stress"):
+        orders = set()
+        for folder in VMAX_FOLDERS:
+            (path,) = (SAMPLES / folder).glob(f"{kind}_*.html")
+            rows = read_report(path).tables[TableKind.TRANSACTIONAL].rows
+            for key in (m.DB_READ_LATENCY, m.DB_READS):
+                orders.add((key, tuple(sorted(range(len(rows)), key=lambda i: rows[i].values[key]))))
+        assert len(orders) == 2 * len(VMAX_FOLDERS), kind
