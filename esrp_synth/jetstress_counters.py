@@ -3,7 +3,10 @@
 Used for the bundled samples, tests and benchmarks: a report's per-instance figures become
 counter series (total reads = transactional + maintenance, as Jetstress logs them), sampled at
 the run's interval, with warm-up samples before the collection window that must be excluded.
-Noise alternates +d/-d inside the window so the window mean is the figure itself.
+Noise alternates +d/-d inside the window so the window mean is the figure itself. Every figure
+worked out from the log (a window mean, transactional reads and their size sample by sample, a
+server's sums) rounds to the figure the report prints, also where a published report rounded
+its total and its parts each on its own (_reads_within_rounding).
 """
 
 from __future__ import annotations
@@ -77,11 +80,14 @@ def synthesize(
     tail_samples: int = 1,
     noise: float = 0.02,
     plant: dict[tuple[str, str], float] | None = None,
+    printed_decimals: int = 3,
 ) -> SyntheticLog:
     """Samples for ``run`` over its collection window plus warm-up and tail samples.
 
     ``plant`` maps (instance, counter name) to a factor applied to that series inside the
-    window, to create a known disagreement with the report.
+    window, to create a known disagreement with the report. ``printed_decimals``: the grid of the
+    report's instance tables (Jetstress prints three decimals); every window mean of the log,
+    and every transactional figure worked out from it, rounds to the report's printed figure.
     """
     if run.collection_start is None or run.collection_end is None:
         raise ValueError("the run needs a collection window")
@@ -108,18 +114,18 @@ def synthesize(
     columns: list[np.ndarray] = []
     plant = plant or {}
     names = run.instance_names()
+    logged_reads = _reads_within_rounding(run, names, 0.5 * 10.0**-printed_decimals, noise * signs[window])
     for instance in names:
+        reads = logged_reads.get(instance, {})
         for counter, kind, key in INSTANCE_SERIES:
             table = tables.get(kind)
             row = table.row(instance) if table else None
             if row is None or key not in row.values:
                 continue
-            value = row.values[key]
-            if kind is TableKind.TOTAL and key in (m.DB_READS, m.DB_READ_BYTES):
-                value = _total_from_parts(run, instance, key, value)
+            value, swing = reads.get((kind, key), (row.values[key], 1.0))
             factor = plant.get((instance, counter), 1.0)
             series = np.full(count, value * 1.5 + 1.0)  # warm-up: visibly different
-            series[window] = value * factor * (1.0 + noise * signs[window])
+            series[window] = value * factor * (1.0 + swing * noise * signs[window])
             # After the window: the figure itself, so a window that ends a sample later still agrees.
             series[~window & (np.arange(count) >= warmup_samples)] = value * factor
             paths.append(f"\\\\{machine}\\{OBJECT}(JetstressWin/{instance})\\{counter}")
@@ -148,21 +154,139 @@ def synthesize(
     return SyntheticLog(paths, timestamps, values)
 
 
-def _total_from_parts(run: Run, instance: str, key: str, printed: float) -> float:
-    """Total reads (and their mean size) rebuilt from the transactional and maintenance rows, so
-    that transactional = total - maintenance holds exactly for the printed transactional row."""
-    trans_table = run.tables.get(TableKind.TRANSACTIONAL)
-    bdm_table = run.tables.get(TableKind.BACKGROUND_MAINTENANCE)
-    trans = trans_table.row(instance) if trans_table else None
-    bdm = bdm_table.row(instance) if bdm_table else None
-    if trans is None or bdm is None or m.DB_READS not in trans.values or m.BDM_READS not in bdm.values:
-        return printed
-    reads = trans.values[m.DB_READS] + bdm.values[m.BDM_READS]
-    if key == m.DB_READS:
-        return reads
-    if m.DB_READ_BYTES not in trans.values or m.BDM_READ_BYTES not in bdm.values or reads == 0:
-        return printed
-    return (
-        trans.values[m.DB_READS] * trans.values[m.DB_READ_BYTES]
-        + bdm.values[m.BDM_READS] * bdm.values[m.BDM_READ_BYTES]
-    ) / reads
+# Offsets tried for the unrounded transactional and maintenance reads, in units of half the
+# printed grid: a printed 44.658 may stand for anything in [44.6575, 44.6585).
+_OFFSETS = np.linspace(-0.98, 0.98, 99)
+_CENTRE = len(_OFFSETS) // 2
+_OFFSETS[_CENTRE] = 0.0  # exactly: the printed parts themselves
+# How much more the maintenance reads swing than the other series where the mean sizes need it
+# (see _sizes_within_rounding).
+_MAINTENANCE_SWING = 1.5
+# How far inside a printed figure's rounding a logged one must stay: more than the error of
+# averaging a day of samples in floating point, far less than the printed grid.
+_SLACK = 1e-6
+
+Logged = dict[tuple[TableKind, str], tuple[float, float]]  # (table, key) -> (window mean, swing)
+
+
+@dataclass
+class _Parts:
+    """One instance's printed reads and their mean sizes: transactional, maintenance and total."""
+
+    reads: float
+    size: float
+    maintenance: float
+    maintenance_size: float
+    total: float | None
+    total_size: float | None
+
+
+def _parts(run: Run, instance: str) -> _Parts | None:
+    tables = [
+        run.tables.get(k)
+        for k in (TableKind.TRANSACTIONAL, TableKind.BACKGROUND_MAINTENANCE, TableKind.TOTAL)
+    ]
+    trans, bdm, total = (t.row(instance) if t else None for t in tables)
+    needed = ((trans, m.DB_READS), (trans, m.DB_READ_BYTES), (bdm, m.BDM_READS), (bdm, m.BDM_READ_BYTES))
+    if any(row is None or key not in row.values for row, key in needed):
+        return None
+    assert trans is not None and bdm is not None
+    printed = total.values if total is not None else {}
+    return _Parts(
+        trans.values[m.DB_READS],
+        trans.values[m.DB_READ_BYTES],
+        bdm.values[m.BDM_READS],
+        bdm.values[m.BDM_READ_BYTES],
+        printed.get(m.DB_READS),
+        printed.get(m.DB_READ_BYTES),
+    )
+
+
+def _reads_within_rounding(run: Run, names: list[str], half: float, swings: np.ndarray) -> dict[str, Logged]:
+    """Per instance, the logged total reads, their mean size and the maintenance reads, so that
+    the log gives back every printed figure: total, maintenance and transactional (total -
+    maintenance) reads and their mean sizes (the transactional one is the total's size less the
+    maintenance share, worked out sample by sample, facts §9). The printed parts, exact, give the
+    total's figures when Jetstress rounded them alike; a published report rounds each on its own
+    (74.248 printed beside 44.658 + 29.589), so the unrounded reads are moved, inside their
+    rounding, as little as makes the total round to what is printed, and the other instances
+    balance that move (inside their own rounding) so that the server's sums still round to the
+    sums of the printed figures. ``swings``: the relative swing of each sample in the window."""
+    parts = {name: p for name in names if (p := _parts(run, name)) is not None}
+    moves = _OFFSETS[:, None] + _OFFSETS[None, :]
+    change = np.abs(_OFFSETS[:, None]) + np.abs(_OFFSETS[None, :])
+
+    def fits(p: _Parts) -> np.ndarray:
+        if p.total is None:
+            return np.ones_like(moves, dtype=bool)
+        return np.abs(p.reads + p.maintenance + half * moves - p.total) < half - _SLACK
+
+    chosen: dict[str, tuple[int, int]] = {}
+    for name, p in parts.items():
+        ok = fits(p)
+        if ok.any() and not ok[_CENTRE, _CENTRE]:  # these move first, the rest balance them
+            chosen[name] = _cell(np.where(ok, change, np.inf))
+    drift_t = sum(_OFFSETS[i] for i, _ in chosen.values())
+    drift_b = sum(_OFFSETS[j] for _, j in chosen.values())
+    for name, p in parts.items():
+        if name in chosen:
+            continue
+        ok = fits(p)
+        balance = np.abs(drift_t + _OFFSETS[:, None]) + np.abs(drift_b + _OFFSETS[None, :])
+        cell = _cell(np.where(ok, balance + 1e-3 * change, np.inf)) if ok.any() else (_CENTRE, _CENTRE)
+        chosen[name] = cell
+        drift_t += _OFFSETS[cell[0]]
+        drift_b += _OFFSETS[cell[1]]
+    logged: dict[str, Logged] = {}
+    for name, (i, j) in chosen.items():
+        p = parts[name]
+        reads, maintenance = p.reads + half * _OFFSETS[i], p.maintenance + half * _OFFSETS[j]
+        logged[name] = {
+            (TableKind.TOTAL, m.DB_READS): (reads + maintenance, 1.0),
+            (TableKind.BACKGROUND_MAINTENANCE, m.BDM_READS): (maintenance, 1.0),
+            **_sizes_within_rounding(p, reads, maintenance, half, swings),
+        }
+    return logged
+
+
+def _sizes_within_rounding(
+    p: _Parts, reads: float, maintenance: float, half: float, swings: np.ndarray
+) -> Logged:
+    """The logged total size (and the swings of it and of the maintenance reads) that give back
+    both the printed total size and the printed transactional size. The sizes of the parts
+    weighted by their reads give both when the report is consistent (this project's own reports
+    are). A published one may print a total size that is not that weighted mean to its last digit
+    (Jetstress averages sample by sample): the total's size is then logged as printed, and the
+    transactional size, worked out per sample, is brought to its printed figure by letting the
+    maintenance reads swing more than the total reads and the total's size swing by the amount
+    that solves it (the window mean of each series is unchanged; the transactional size's mean is
+    linear in that swing)."""
+    total = reads + maintenance
+    weighted = (reads * p.size + maintenance * p.maintenance_size) / total
+    printed = p.total_size
+    if printed is None or abs(weighted - printed) < half - _SLACK or not swings.any():
+        return {(TableKind.TOTAL, m.DB_READ_BYTES): (weighted, 1.0)}
+
+    def transactional_size(size_swing: float) -> float:
+        t_reads = total * (1.0 + swings)
+        m_reads = maintenance * (1.0 + _MAINTENANCE_SWING * swings)
+        moved = t_reads * printed * (1.0 + size_swing * swings) - m_reads * p.maintenance_size * (
+            1.0 + swings
+        )
+        return float(np.mean(moved / (t_reads - m_reads)))
+
+    at_one, slope = transactional_size(1.0), transactional_size(2.0) - transactional_size(1.0)
+    if slope == 0:
+        return {(TableKind.TOTAL, m.DB_READ_BYTES): (weighted, 1.0)}
+    size_swing = 1.0 + (p.size - at_one) / slope
+    if abs(transactional_size(size_swing) - p.size) >= half - _SLACK:
+        return {(TableKind.TOTAL, m.DB_READ_BYTES): (weighted, 1.0)}
+    return {
+        (TableKind.TOTAL, m.DB_READ_BYTES): (printed, size_swing),
+        (TableKind.BACKGROUND_MAINTENANCE, m.BDM_READS): (maintenance, _MAINTENANCE_SWING),
+    }
+
+
+def _cell(cost: np.ndarray) -> tuple[int, int]:
+    i, j = np.unravel_index(np.argmin(cost), cost.shape)
+    return int(i), int(j)
