@@ -39,7 +39,6 @@ from esrp_report.files.safe import (
 )
 from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.model.errors import InputError, TemplateError
-from esrp_report.model.numbers import fmt_number
 from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_SLOTS
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
@@ -253,8 +252,6 @@ def environment(override: Path | None, name: str, tree: Tree | None = None) -> B
         keep_trailing_newline=True,
     )
     env.filters["markdown"] = markdown
-    env.filters["num"] = lambda v, d=3: fmt_number(v, d, thousands=True)
-    env.filters["raw_num"] = lambda v, d=3: fmt_number(v, d)
     env.filters["when"] = timestamp
     env.filters["figure_name"] = figure_name
     env.filters["table_name"] = table_name
