@@ -403,7 +403,7 @@ def _build(
             result.refused += piece.refused
             result.warnings += [w for w in piece.warnings if w not in result.warnings]
         joined = joiner.finish(
-            appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+            appendix_title=APPENDIX_TITLE, anchors=[p.anchors for p in parts], number_from=1
         )
         target = out_dir / f"{stem}.pdf"
         write_output(target, joined.pdf, result.files)

@@ -107,6 +107,25 @@ class SummaryTable:
     rows: list[Row]
     note: str = ""
 
+    def split(self, size: int) -> list[SummaryTable]:
+        """The table as tables of at most ``size`` columns each, in order, each row's cells cut with
+        its columns: a page holds five servers' columns with their names unwrapped, not ten."""
+        if len(self.columns) <= size:
+            return [self]
+        return [
+            SummaryTable(
+                self.title,
+                self.target_heading,
+                self.columns[start : start + size],
+                [
+                    Row(r.label, r.target, r.cells[start : start + size], heading=r.heading)
+                    for r in self.rows
+                ],
+                self.note if start + size >= len(self.columns) else "",
+            )
+            for start in range(0, len(self.columns), size)
+        ]
+
 
 @dataclass
 class Failure:

@@ -643,6 +643,12 @@ class PrintPart:
     charts: list[charts.ChartSpec]
     anchor: str | None = None  # the server's appendix anchor; None for the body
     title: str = ""
+    opens: tuple[str, ...] = ()  # anchors of what the piece opens with besides its server (the appendix)
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        """The anchors that point at the piece's first page once the pieces are joined."""
+        return (*self.opens, self.anchor) if self.anchor else self.opens
 
 
 def render_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = None) -> list[PrintPart]:
@@ -664,9 +670,19 @@ def iter_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = N
 
 
 def appendix_part(doc: Document, view: ServerView, *, generated: datetime, plan: ChartPlan) -> PrintPart:
-    """One server's appendix as a piece of the PDF."""
+    """One server's appendix as a piece of the PDF; the first server's opens with the appendix's
+    heading and introduction, so that they do not stand alone on a page."""
+    intro = bool(doc.appendix_views) and view.anchor == doc.appendix_views[0].anchor
     html = _render(
-        doc, "appendix_part.html", generated=generated, for_pdf=True, plan=plan, view=view, part="appendix"
+        doc,
+        "appendix_part.html",
+        generated=generated,
+        for_pdf=True,
+        plan=plan,
+        view=view,
+        part="appendix",
+        intro=intro,
     )
     specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
-    return PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})")
+    opens = (PARTS_BY_KEY["appendix"].anchor,) if intro else ()
+    return PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})", opens=opens)

@@ -285,12 +285,13 @@ class PdfJoiner:
         self,
         *,
         appendix_title: str,
-        anchors: list[str | None],
+        anchors: list[tuple[str, ...]],
         number_from: int = 1,
         margin_mm: tuple[float, float] = (16.0, 20.0),
     ) -> Joined:
-        """Outline (each server's bookmarks under ``appendix_title``), links to each server's
-        anchor pointed at its first page, each server's page number in its table-of-contents slot,
+        """Outline (each server's bookmarks under ``appendix_title``, wherever that heading is: the
+        body's, or the first server's piece), links to each piece's ``anchors`` pointed at its first
+        page, the page number of each in its table-of-contents slot,
         and "Page n of N" on every page from ``number_from`` (0-based; the title page has none)."""
         from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
 
@@ -299,12 +300,18 @@ class PdfJoiner:
             writer, readers[0], readers[0].outline, offset=0, parent=None, find=appendix_title
         )
         for reader, start in zip(readers[1:], starts[1:], strict=True):
-            _copy_outline(writer, reader, reader.outline, offset=start, parent=appendix_item, find=None)
+            found = _copy_outline(
+                writer,
+                reader,
+                reader.outline,
+                offset=start,
+                parent=appendix_item,
+                find=None if appendix_item else appendix_title,
+            )
+            appendix_item = appendix_item or found
 
         names = writer.get_named_dest_root()
-        for anchor, start in zip(anchors, starts, strict=True):
-            if anchor is None:
-                continue
+        for anchor, start in ((a, s) for piece, s in zip(anchors, starts, strict=True) for a in piece):
             for i in range(len(names) - 2, -1, -2):
                 if str(names[i]) == anchor:
                     del names[i : i + 2]
@@ -324,8 +331,8 @@ class PdfJoiner:
             )
         first_pages = {
             f"{TOC_SLOT_PREFIX}{anchor}": start + 1
-            for anchor, start in zip(anchors, starts, strict=True)
-            if anchor is not None
+            for piece, start in zip(anchors, starts, strict=True)
+            for anchor in piece
         }
         stamp_font = _embedded_font(writer)
         _stamp_slots(writer, self.slots, first_pages, stamp_font)
@@ -342,7 +349,7 @@ def join_parts(
     results: list[PartResult],
     *,
     appendix_title: str,
-    anchors: list[str | None],
+    anchors: list[tuple[str, ...]],
     number_from: int = 1,
     margin_mm: tuple[float, float] = (16.0, 20.0),
 ) -> Joined:
