@@ -28,7 +28,11 @@ SUMMARY = SummaryTable(
             "1,400",
             [Cell(1424.4135, 3, CONV), Cell(1399.9, 3, CONV, status=Status.FAIL)],
         ),
-        Row("I/O database reads average latency (msec)", "< 20 msec", [Cell(18.5465, 3, CONV), Cell(None, 3, CONV)]),
+        Row(
+            "I/O database reads average latency (msec)",
+            "< 20 msec",
+            [Cell(18.5465, 3, CONV), Cell(None, 3, CONV)],
+        ),
         Row("Transaction log I/O", "", [], heading=True),
         Row("Log writes/sec", "N/A", [Cell(4978.2229, 3, CONV), Cell(0.0005, 3, CONV)]),
     ],

@@ -524,7 +524,7 @@ def empty_feet(pages: list[Page], starts: list[str], margins: Margins) -> dict[i
             continue
         # The first characters decide, the contents' leaders and page numbers left out: the HTML
         # has neither ("Overview.....3Disclaimer").
-        begins = re.sub(r"\.{2,}\d*", "", body_text(following, margins))
+        begins = re.sub(r"\.{2,}\d*", "", squeeze(body_text(following, margins)))
         if any(begins[:n] == s[:n] for s in starts if (n := min(len(s), len(begins), 24))):
             continue
         found[page.number] = f"{empty:.0%} empty, next page starts {begins[:40]!r}"

@@ -117,10 +117,7 @@ class SummaryTable:
                 self.title,
                 self.target_heading,
                 self.columns[start : start + size],
-                [
-                    Row(r.label, r.target, r.cells[start : start + size], heading=r.heading)
-                    for r in self.rows
-                ],
+                [Row(r.label, r.target, r.cells[start : start + size], heading=r.heading) for r in self.rows],
                 self.note if start + size >= len(self.columns) else "",
             )
             for start in range(0, len(self.columns), size)
@@ -282,8 +279,7 @@ def _failure(result: RuleResult, label: str, conv: Convention) -> Failure:
         rule=result.description,
         rule_id=result.rule_id,
         value=f"{conv.figure(result.value, decimals)} {result.unit}".strip(),
-        limit=f"{result.operator} {conv.figure(result.threshold, decimals)} "
-        f"{result.unit}".strip(),
+        limit=f"{result.operator} {conv.figure(result.threshold, decimals)} {result.unit}".strip(),
         source=result.evidence,
     )
 

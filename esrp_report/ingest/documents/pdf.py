@@ -1,6 +1,7 @@
 """A PDF's lines: its text extracted page by page through PDFium (up to a page's width past its
 right edge, where a wide table's last figures may run), running headers and footers dropped,
-header cells wrapped in a narrow column ("Server\n10") joined."""
+header cells wrapped in a narrow column ("Server\n10") joined, and a table's header row repeated
+over its rows on the next page dropped."""
 
 from __future__ import annotations
 
@@ -67,12 +68,16 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
     number = 0
     for page_number, text in enumerate(pages, start=1):
         page_lines = text.splitlines()
+        repeat = _repeated_header(lines, page_lines, repeated)
         for index, raw in enumerate(page_lines):
             number += 1
             stripped = raw.strip()
             at_edge = index < 2 or index >= len(page_lines) - 3
             if (at_edge and stripped in repeated) or _PAGE_FOOTER.search(stripped) or stripped == "•":
                 continue
+            if repeat and stripped:
+                repeat -= 1
+                continue  # a table's header row printed again over its rows on this page
             if (
                 lines
                 and re.fullmatch(r"\d{1,3}", stripped)
@@ -82,3 +87,31 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
                 continue  # "Server\n10": a header cell wrapped in a narrow column
             lines.append(DocLine(number, raw.rstrip(), page=page_number))
     return lines
+
+
+_HEADER_LINES = 64  # the most lines a wide table's header row wraps over, a word or two a line
+_ROWS_BACK = 5000  # how far back a table's header is looked for: its rows on the pages between
+
+
+def _repeated_header(before: list[DocLine], page: list[str], edges: set[str]) -> int:
+    """How many lines at the top of ``page`` (after its running header) repeat the header row of a
+    table the pages before end inside: the same lines as those read last before the table's rows,
+    where nothing but rows (lines holding figures) follows them. A table split over pages prints
+    its header again; read again, it would start a table of no title whose rows go unread. Two
+    tables alike, heading and header, the second starting a page, would read as one: a Jetstress
+    report never prints a table twice in a row."""
+    top = [
+        text
+        for line in page
+        if (text := line.strip()) and text not in edges and text != "•" and not _PAGE_FOOTER.search(text)
+    ]
+    texts = [line.raw.strip() for line in before[-_ROWS_BACK:]]
+    end = len(texts)
+    while end and any(ch.isdigit() for ch in texts[end - 1]):
+        end -= 1  # back over the rows the pages before end with
+    if end == len(texts) or not top:
+        return 0  # the page before does not end inside a table's rows
+    for count in range(min(_HEADER_LINES, len(top) - 1, end), 0, -1):
+        if texts[end - count : end] == top[:count] and any(ch.isdigit() for ch in top[count]):
+            return count
+    return 0
