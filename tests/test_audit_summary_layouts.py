@@ -280,3 +280,28 @@ def test_a_host_line_just_before_a_value_table_names_it() -> None:
     doc = parsed(text, "001.txt")
     assert [t.columns for t in doc.summary_tables if t.kind == "server"] == [["Host 3650-4"]]
     assert not [p for p in doc.problems if "names no server" in p.message]  # named, not inferred
+
+
+def test_a_label_wrapped_over_three_and_four_lines_is_joined_by_its_content() -> None:
+    """A narrow first column wraps a backup label over as many lines as it needs, laid out before
+    the row's figures (as a PDF's text gives our own tables): each label is joined whole, however
+    many lines it took, and its figures read. Joining at most two lines ("total per" + "server")
+    lost both rows: neither half names a metric."""
+    lines = [
+        *["Front matter"] * 5,
+        "## Database read-only performance",
+        "",
+        "Table 10 Database read-only performance",
+        "\tServer 1\tServer 2",
+        *["MB read/sec", "total per", "server", "\t443.60\t452.20"],
+        *["MB", "read/sec", "per", "database", "\t22.18\t22.61"],
+        "",
+    ]
+    doc = parse_document(("\n".join(lines) + "\n").encode(), "wrapped.txt")
+    (table,) = [t for t in doc.summary_tables if t.kind == "backup"]
+    assert table.columns == ["Server 1", "Server 2"]
+    read = {row.label: [v.value if v else None for v in row.values] for row in table.rows}
+    assert read == {
+        "MB read/sec total per server": [443.6, 452.2],
+        "MB read/sec per database": [22.18, 22.61],
+    }

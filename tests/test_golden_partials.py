@@ -12,10 +12,11 @@ import pytest
 
 from esrp_report.analysis.rules import Status
 from esrp_report.render.appendix import AppendixRow, AppendixTable
-from esrp_report.render.document import Cell, Failure, Row, SummaryTable
+from esrp_report.render.document import Cell, Failure, Row, SummaryTable, load_convention
 from esrp_report.render.html import environment
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+CONV = load_convention("esrp-3.0")
 
 SUMMARY = SummaryTable(
     "Individual server metrics for Server 1 through Server 2",
@@ -25,11 +26,15 @@ SUMMARY = SummaryTable(
         Row(
             "Achieved transactional I/O per sec",
             "1,400",
-            [Cell(1424.4135, 3), Cell(1399.9, 3, status=Status.FAIL)],
+            [Cell(1424.4135, 3, CONV), Cell(1399.9, 3, CONV, status=Status.FAIL)],
         ),
-        Row("I/O database reads average latency (msec)", "< 20 msec", [Cell(18.5465, 3), Cell(None, 3)]),
+        Row(
+            "I/O database reads average latency (msec)",
+            "< 20 msec",
+            [Cell(18.5465, 3, CONV), Cell(None, 3, CONV)],
+        ),
         Row("Transaction log I/O", "", [], heading=True),
-        Row("Log writes/sec", "N/A", [Cell(4978.2229, 3), Cell(0.0005, 3)]),
+        Row("Log writes/sec", "N/A", [Cell(4978.2229, 3, CONV), Cell(0.0005, 3, CONV)]),
     ],
     note="Rates are summed over servers.",
 )

@@ -151,7 +151,8 @@ def _element_kinds(root: DictionaryObject) -> set[str]:
 
 class _Headings(HTMLParser):
     """The h1 and h2 headings of a page, with their level, outside the title page and the table of
-    contents (the style sheet gives those no bookmark: a contents page lists the contents)."""
+    contents (the style sheet gives those no bookmark: a contents page lists the contents); a
+    table's caption standing in for a heading (class ``heading-1`` or ``heading-2``) is one."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -166,11 +167,13 @@ class _Headings(HTMLParser):
             self._skipping.append(tag)
         elif tag in ("h1", "h2") and not self._skipping:
             self._open = (int(tag[1]), [])
+        elif tag == "caption" and not self._skipping and {"heading-1", "heading-2"} & set(classes):
+            self._open = (1 if "heading-1" in classes else 2, [])
 
     def handle_endtag(self, tag: str) -> None:
         if self._skipping and tag == self._skipping[0]:
             self._skipping.pop()
-        elif tag in ("h1", "h2") and self._open is not None:
+        elif tag in ("h1", "h2", "caption") and self._open is not None:
             level, parts = self._open
             self.headings.append((level, re.sub(r"\s+", " ", "".join(parts)).strip()))
             self._open = None

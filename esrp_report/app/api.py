@@ -408,7 +408,7 @@ def _build(
             result.warnings += [w for w in piece.warnings if w not in result.warnings]
         joined = joiner.finish(
             appendix_title=appendix_title(doc),
-            anchors=[p.anchor for p in parts],
+            anchors=[p.anchors for p in parts],
             number_from=1,
             top_level=top_level_titles(doc),
         )

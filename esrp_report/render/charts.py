@@ -30,9 +30,6 @@ STYLE: dict[str, Any] = {
     "axes.grid": True,
     "grid.alpha": 0.3,
 }
-# The title's height, fixed: left to matplotlib, it is found by measuring every tick label to keep
-# the title clear of any above the plot (there are none here), about 15 % of drawing a chart.
-TITLE_Y = 1.0
 PALETTE = ("#1f4e79", "#2e75b6", "#9dc3e6", "#c55a11", "#70ad47")
 _ID = re.compile(r'\bid="([^"]+)"')
 
@@ -101,7 +98,8 @@ def achieved_vs_target_chart(
 def achieved_vs_target_figure(
     labels: Sequence[str], achieved: Sequence[float | None], targets: Sequence[float | None]
 ) -> Figure:
-    """The figure of ``achieved_vs_target_chart``, laid out, its legend above the plot beside the title."""
+    """The figure of ``achieved_vs_target_chart``, laid out, its legend above the plot. It has no title:
+    its figure's caption names it (html.py, ``CHART_CAPTIONS``), and a title would say it twice."""
     plt = _pyplot()
     fig: Figure
     with plt.rc_context(STYLE):
@@ -120,7 +118,6 @@ def achieved_vs_target_figure(
         ax.set_xticks(list(xs), labels, rotation=30, ha="right")
         ax.set_ylabel("transactional IOPS")
         _legend_above(ax, columns=2)
-        ax.set_title("Achieved vs target transactional IOPS", loc="left", y=TITLE_Y)
         _place(fig, bottom=0.3)
         return fig
 
@@ -132,7 +129,8 @@ def iops_split_chart(labels: Sequence[str], parts: Mapping[str, Sequence[float]]
 
 
 def iops_split_figure(labels: Sequence[str], parts: Mapping[str, Sequence[float]]) -> Figure:
-    """The figure of ``iops_split_chart``, laid out, its legend above the plot beside the title."""
+    """The figure of ``iops_split_chart``, laid out, its legend above the plot (no title: see
+    ``achieved_vs_target_figure``)."""
     plt = _pyplot()
     fig: Figure
     with plt.rc_context(STYLE):
@@ -145,14 +143,13 @@ def iops_split_figure(labels: Sequence[str], parts: Mapping[str, Sequence[float]
         ax.set_xticks(xs, labels, rotation=30, ha="right")
         ax.set_ylabel("IOPS")
         _legend_above(ax, columns=len(parts))
-        ax.set_title("IOPS by kind", loc="left", y=TITLE_Y)
         _place(fig, bottom=0.3)
         return fig
 
 
 def _legend_above(ax: Any, *, columns: int) -> None:
-    """The legend in one row above the plot's top right corner, on the title's line: inside the
-    plot it would hide the tops of the bars."""
+    """The legend in one row above the plot's top right corner: inside the plot it would hide the
+    tops of the bars."""
     ax.legend(
         loc="lower right",
         bbox_to_anchor=(1.0, 1.0),

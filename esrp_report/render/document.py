@@ -51,6 +51,12 @@ class Convention:
     labels: dict[str, str]
     first_row: str = "achieved"  # "achieved" (transactional IOPS vs target) | "transfers" (reads + writes)
 
+    def figure(self, value: float | None, decimals: int) -> str:
+        """A figure as this document prints it: rounded half up to ``decimals``, grouped in thousands
+        when the convention groups them. Every number of the document's tables and text asks this,
+        so one quantity never prints "127398.241" in one table and "1,424.414" in another."""
+        return fmt_number(value, decimals, thousands=self.thousands)
+
 
 def load_convention(name: str, overrides: dict[str, Any] | None = None) -> Convention:
     """The named document convention from conventions.toml, with the manifest's overrides applied. Raises
@@ -73,12 +79,12 @@ class Cell:
 
     value: float | None
     decimals: int
-    thousands: bool = True
+    convention: Convention  # how the document prints its figures
     status: Status | None = None  # Fail marks the cell
 
     @property
     def text(self) -> str:
-        return fmt_number(self.value, self.decimals, thousands=self.thousands)
+        return self.convention.figure(self.value, self.decimals)
 
 
 @dataclass
@@ -101,6 +107,22 @@ class SummaryTable:
     columns: list[str]
     rows: list[Row]
     note: str = ""
+
+    def split(self, size: int) -> list[SummaryTable]:
+        """The table as tables of at most ``size`` columns each, in order, each row's cells cut with
+        its columns: a page holds five servers' columns with their names unwrapped, not ten."""
+        if len(self.columns) <= size:
+            return [self]
+        return [
+            SummaryTable(
+                self.title,
+                self.target_heading,
+                self.columns[start : start + size],
+                [Row(r.label, r.target, r.cells[start : start + size], heading=r.heading) for r in self.rows],
+                self.note if start + size >= len(self.columns) else "",
+            )
+            for start in range(0, len(self.columns), size)
+        ]
 
 
 @dataclass
@@ -265,9 +287,8 @@ def _failure(result: RuleResult, label: str, conv: Convention) -> Failure:
         instance=result.instance,
         rule=result.description,
         rule_id=result.rule_id,
-        value=f"{fmt_number(result.value, decimals, thousands=conv.thousands)} {result.unit}".strip(),
-        limit=f"{result.operator} {fmt_number(result.threshold, decimals, thousands=conv.thousands)} "
-        f"{result.unit}".strip(),
+        value=f"{conv.figure(result.value, decimals)} {result.unit}".strip(),
+        limit=f"{result.operator} {conv.figure(result.threshold, decimals)} {result.unit}".strip(),
         source=result.evidence,
     )
 
@@ -300,11 +321,11 @@ def _io_rows(  # noqa: PLR0917 - one call site, each argument a distinct part of
         for f, generation in zip(figures, generations, strict=True):
             limit = rule.limit(kind, generation) if rule is not None else None
             value = getattr(f, attr) if f is not None else None
-            out.append(Cell(value, decimals, conv.thousands, marked(rule, value, limit)))
+            out.append(Cell(value, decimals, conv, marked(rule, value, limit)))
         return out
 
     achieved_cells = [
-        Cell(a, conv.io_decimals, conv.thousands, marked(iops_rule, a, t))
+        Cell(a, conv.io_decimals, conv, marked(iops_rule, a, t))
         for a, t in zip(achieved, targets, strict=True)
     ]
     io, lat = conv.io_decimals, conv.latency_decimals
@@ -441,16 +462,16 @@ def _profile_rows(
     perf_runs = [r.run for s in assessment.servers for r in s.runs if r.run.kind is TestKind.PERFORMANCE]
     db_counts = sorted({len(r.instance_names()) for r in perf_runs if r.instance_names()})
     dbs_text = "—" if not db_counts else "–".join(str(c) for c in sorted({db_counts[0], db_counts[-1]}))
-    per_db = f"{per_server / db_counts[0]:,.0f}" if len(db_counts) == 1 and db_counts[0] else "—"
+    per_db = conv.figure(per_server / db_counts[0], 0) if len(db_counts) == 1 and db_counts[0] else "—"
     target = per_server * p.tested_iops
     sizes = [r.sizing.initial_database_bytes for r in perf_runs]
     total_gb = sum(s for s in sizes if s is not None) / 2**30 if sizes and None not in sizes else None
     rows = [
-        ("Number of Exchange mailboxes simulated", f"{p.mailboxes:,}"),
+        ("Number of Exchange mailboxes simulated", conv.figure(p.mailboxes, 0)),
         ("Number of database availability groups (DAGs)", str(p.dags)),
         ("Number of servers/DAG", str(p.servers_per_dag)),
         ("Number of servers tested", str(n_servers)),
-        ("Number of active mailboxes/server", f"{per_server:,}"),
+        ("Number of active mailboxes/server", conv.figure(per_server, 0)),
         ("Number of databases/host", dbs_text),
         ("Number of copies/database", str(p.copies_per_database)),
         ("Number of mailboxes/database", per_db),
@@ -466,22 +487,22 @@ def _profile_rows(
     if p.mailbox_size_gb is not None:
         rows.append(("Mailbox size", f"{p.mailbox_size_gb:g} GB"))
     if total_gb is not None:
-        rows.append(("Total database size for performance testing", f"{total_gb:,.0f} GB"))
+        rows.append(("Total database size for performance testing", f"{conv.figure(total_gb, 0)} GB"))
         if manifest.database_capacity_gb:
             share = total_gb / manifest.database_capacity_gb * 100
             rows.append(("% formatted storage capacity used by Exchange databases", f"{share:.2f}%"))
     if manifest.sizing is not None:
-        rows.extend(_sizing_rows(manifest.sizing))
+        rows.extend(_sizing_rows(manifest.sizing, conv))
     return rows
 
 
-def _sizing_rows(sizing: SizingResult) -> list[tuple[str, str]]:
+def _sizing_rows(sizing: SizingResult, conv: Convention) -> list[tuple[str, str]]:
     """The sizing the profile follows, in the units docs/sizing.md states (GB = 1,000 MB)."""
 
     def text(key: str) -> str:
         figure = sizing.figure(key)
         unit = "" if figure.unit == "mailboxes" else f" {figure.unit}"
-        return f"{fmt_number(figure.value, 0, thousands=True)}{unit}"
+        return f"{conv.figure(figure.value, 0)}{unit}"
 
     return [
         ("Sizing: mailboxes planned (users + growth)", text("planned_mailboxes")),
@@ -492,7 +513,7 @@ def _sizing_rows(sizing: SizingResult) -> list[tuple[str, str]]:
     ]
 
 
-def _reliability(assessment: SolutionAssessment) -> list[Statement]:
+def _reliability(assessment: SolutionAssessment, conv: Convention) -> list[Statement]:
     runs = [r.run for s in assessment.servers for r in s.runs]
     out: list[Statement] = []
     with_events = [r for r in runs if r.event_log_errors is not None]
@@ -518,7 +539,7 @@ def _reliability(assessment: SolutionAssessment) -> list[Statement]:
     if checksum:
         bad = sum(row.bad_pages or 0 for r in checksum for row in r.checksum if not row.is_sum)
         if bad:
-            out.append(Statement(f"The database checksum found {bad:,.0f} bad pages.", "fail"))
+            out.append(Statement(f"The database checksum found {conv.figure(bad, 0)} bad pages.", "fail"))
         else:
             out.append(Statement("No errors were reported for the database checksum.", "pass"))
     else:
@@ -566,7 +587,7 @@ def diagnostics_text(doc: Document) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _server_facts(manifest: Manifest) -> list[list[str]]:
+def _server_facts(manifest: Manifest, conv: Convention) -> list[list[str]]:
     """The "Tested servers" table: a heading row, then each server's stated facts (none: no table)."""
     specs = fact_specs()
     keys = [k for k in specs if any(k in s.facts for s in manifest.servers)]
@@ -580,7 +601,7 @@ def _server_facts(manifest: Manifest) -> list[list[str]]:
             if value is None:
                 cells.append("—")
             elif specs[key].kind == "gb":
-                cells.append(fmt_number(float(value), 0, thousands=True))
+                cells.append(conv.figure(float(value), 0))
             else:
                 cells.append(str(value))
         rows.append([server.label, *cells])
@@ -627,7 +648,7 @@ def fmt_target(value: float, conv: Convention) -> str:
     """A target IOPS figure, printed one way wherever it appears (profile table, summary tables):
     whole, "1,400", unless the profile makes it a fraction, then with the I/O decimals."""
     decimals = 0 if abs(value - round(value)) < 1e-6 else conv.io_decimals
-    return fmt_number(value, decimals, thousands=conv.thousands)
+    return conv.figure(value, decimals)
 
 
 def build_document(
@@ -692,12 +713,12 @@ def build_document(
                 Row(
                     "MB read/sec per database",
                     "",
-                    [Cell(b.mb_per_sec_per_database, d) for _, b in backup_rows],
+                    [Cell(b.mb_per_sec_per_database, d, conv) for _, b in backup_rows],
                 ),
                 Row(
                     "MB read/sec total per server",
                     "",
-                    [Cell(b.mb_per_sec_per_server, d) for _, b in backup_rows],
+                    [Cell(b.mb_per_sec_per_server, d, conv) for _, b in backup_rows],
                 ),
             ],
         )
@@ -705,8 +726,8 @@ def build_document(
     if assessment.backup is not None and len(backup_rows) > 1:
         d = conv.backup_decimals
         across = (
-            Cell(assessment.backup.mb_per_sec_per_database, d),
-            Cell(assessment.backup.mb_per_sec_per_server, d),
+            Cell(assessment.backup.mb_per_sec_per_database, d, conv),
+            Cell(assessment.backup.mb_per_sec_per_server, d, conv),
         )
     recovery = [(label, s.recovery) for label, s in servers if s.recovery is not None]
     recovery_tables = [
@@ -718,7 +739,7 @@ def build_document(
                 Row(
                     "Average time to play one log file (sec)",
                     "",
-                    [Cell(r.seconds_per_log, conv.replay_decimals) for _, r in group],
+                    [Cell(r.seconds_per_log, conv.replay_decimals, conv) for _, r in group],
                 )
             ],
         )
@@ -741,7 +762,7 @@ def build_document(
         backup_table=backup_table,
         recovery_tables=recovery_tables,
         backup_across=across,
-        reliability=_reliability(assessment),
+        reliability=_reliability(assessment, conv),
         failures=failures,
         servers=views,
         disagreements=disagreements,
@@ -749,6 +770,6 @@ def build_document(
         problems=problems,
         placeholders=placeholders,
         stated_differences=_differences(manifest, servers, problems, stated),
-        server_facts=_server_facts(manifest),
+        server_facts=_server_facts(manifest, conv),
         server_tables=_server_tables(servers, rules, conv, form.server_table) if form.server_table else [],
     )

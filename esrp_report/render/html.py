@@ -39,7 +39,6 @@ from esrp_report.files.safe import (
 )
 from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.model.errors import InputError, TemplateError
-from esrp_report.model.numbers import fmt_number
 from esrp_report.model.sections import PARTS_BY_KEY
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
@@ -260,8 +259,6 @@ def environment(override: Path | None, name: str, tree: Tree | None = None) -> B
         keep_trailing_newline=True,
     )
     env.filters["markdown"] = markdown
-    env.filters["num"] = lambda v, d=3: fmt_number(v, d, thousands=True)
-    env.filters["raw_num"] = lambda v, d=3: fmt_number(v, d)
     env.filters["when"] = timestamp
     env.filters["figure_name"] = figure_name
     env.filters["table_name"] = table_name
@@ -658,6 +655,12 @@ class PrintPart:
     anchor: str | None = None  # the server's appendix anchor; None for the body
     title: str = ""
     captions: list[Caption] = field(default_factory=list)  # those numbered in it (a numbered form's)
+    opens: tuple[str, ...] = ()  # anchors of what the piece opens with besides its server (the appendix)
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        """The anchors that point at the piece's first page once the pieces are joined."""
+        return (*self.opens, self.anchor) if self.anchor else self.opens
 
 
 def render_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = None) -> list[PrintPart]:
@@ -688,16 +691,32 @@ def appendix_part(
     plan: ChartPlan,
     before: Sequence[Caption] | None = None,
 ) -> PrintPart:
-    """One server's appendix as a piece of the PDF. A form that numbers its appendix's captions
-    numbers them on from ``before``, the captions of the pieces ahead of it (not known for a
-    piece laid out early: `build` lays it out again when its numbers turn out different)."""
+    """One server's appendix as a piece of the PDF; the first server's opens with the appendix's
+    heading and introduction, so that they do not stand alone on a page. A form that numbers its
+    appendix's captions numbers them on from ``before``, the captions of the pieces ahead of it
+    (not known for a piece laid out early: `build` lays it out again when its numbers turn out
+    different)."""
+    intro = bool(doc.appendix_views) and view.anchor == doc.appendix_views[0].anchor
     html = _render(
-        doc, doc.form.appendix, generated=generated, for_pdf=True, plan=plan, view=view, part="appendix"
+        doc,
+        doc.form.appendix,
+        generated=generated,
+        for_pdf=True,
+        plan=plan,
+        view=view,
+        part="appendix",
+        intro=intro,
     )
     captions: list[Caption] = []
     if doc.form.numbered:
         html, captions = number_captions(html, whole=True, before=before or ())
     specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
+    opens = (PARTS_BY_KEY["appendix"].anchor,) if intro else ()
     return PrintPart(
-        html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})", captions=captions
+        html,
+        specs,
+        anchor=view.anchor,
+        title=f"{view.label} ({view.machine})",
+        captions=captions,
+        opens=opens,
     )

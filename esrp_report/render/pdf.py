@@ -285,17 +285,18 @@ class PdfJoiner:
         self,
         *,
         appendix_title: str,
-        anchors: list[str | None],
+        anchors: list[tuple[str, ...]],
         number_from: int = 1,
         margin_mm: tuple[float, float] = (16.0, 20.0),
         top_level: Sequence[str] = (),
     ) -> Joined:
-        """Outline (each server's bookmarks under ``appendix_title``, but a bookmark titled as in
-        ``top_level``, a part printed after the servers such as the ESRP 4.0 form's appendix B, at
-        the top), links to each server's anchor pointed at its first page, each server's page
-        number in its table-of-contents slot (and the page of any other anchor a slot names, laid
-        out in a later piece), and "Page n of N" on every page from ``number_from`` (0-based; the
-        title page has none)."""
+        """Outline (each server's bookmarks under ``appendix_title``, wherever that heading is: the
+        body's, or the first server's piece; but a bookmark titled as in ``top_level``, a part
+        printed after the servers such as the ESRP 4.0 form's appendix B, at the top), links to
+        each piece's ``anchors`` pointed at its first page, the page number of each in its
+        table-of-contents slot (and the page of any other anchor a slot names, laid out in a later
+        piece), and "Page n of N" on every page from ``number_from`` (0-based; the title page has
+        none)."""
         from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
 
         writer, readers, starts = self.writer, self.readers, self.starts
@@ -317,9 +318,7 @@ class PdfJoiner:
             appendix_item = appendix_item or found
 
         names = writer.get_named_dest_root()
-        for anchor, start in zip(anchors, starts, strict=True):
-            if anchor is None:
-                continue
+        for anchor, start in ((a, s) for piece, s in zip(anchors, starts, strict=True) for a in piece):
             for i in range(len(names) - 2, -1, -2):
                 if str(names[i]) == anchor:
                     del names[i : i + 2]
@@ -339,8 +338,8 @@ class PdfJoiner:
             )
         first_pages = {
             f"{TOC_SLOT_PREFIX}{anchor}": start + 1
-            for anchor, start in zip(anchors, starts, strict=True)
-            if anchor is not None
+            for piece, start in zip(anchors, starts, strict=True)
+            for anchor in piece
         }
         named = _named_pages(writer)
         for ident in self.slots:
@@ -362,7 +361,7 @@ def join_parts(
     results: list[PartResult],
     *,
     appendix_title: str,
-    anchors: list[str | None],
+    anchors: list[tuple[str, ...]],
     number_from: int = 1,
     margin_mm: tuple[float, float] = (16.0, 20.0),
     top_level: Sequence[str] = (),

@@ -1,6 +1,7 @@
 """A PDF's lines: its text extracted page by page through PDFium (up to a page's width past its
 right edge, where a wide table's last figures may run), running headers and footers dropped,
-header cells wrapped in a narrow column ("Server\n10") joined."""
+header cells wrapped in a narrow column ("Server\n10") joined, and a table's header row repeated
+over its rows on the next page dropped."""
 
 from __future__ import annotations
 
@@ -12,6 +13,54 @@ from esrp_report.model import DocLine
 from esrp_report.model.errors import InputError, UnsupportedFormatError
 
 _PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
+
+
+_TITLE_PREFIX = 48  # characters a running title shares on every page (a section's name may follow)
+
+
+class _Furniture:
+    """The running headers and footers of a document's pages: lines at the top or bottom of most
+    pages, which would break tables split over pages. A line the same on most pages is one; so is
+    a long line whose start is the same on most pages ("<document title> 3 Tested deployment",
+    "<document title> 4 Test results summary": the ESRP 4.0 form's running title names the
+    section). Only the first and last lines of a page are candidates."""
+
+    def __init__(self, pages: list[str]) -> None:
+        edges = [
+            {line.strip() for line in (text.splitlines()[:2] + text.splitlines()[-3:]) if line.strip()}
+            for text in pages
+        ]
+        least = max(3, len(pages) // 3)
+        counts = Counter(line for page_edges in edges for line in page_edges)
+        self.lines = {line for line, n in counts.items() if len(pages) >= 4 and n >= least}
+        starts: dict[str, set[str]] = {}
+        pages_of: Counter[str] = Counter()
+        for page_edges in edges:
+            keys = {line[:_TITLE_PREFIX] for line in page_edges if len(line) > _TITLE_PREFIX}
+            pages_of.update(keys)
+            for line in page_edges:
+                if len(line) > _TITLE_PREFIX:
+                    starts.setdefault(line[:_TITLE_PREFIX], set()).add(line)
+        # A table row's label is shorter than the shared start, so rows whose labels repeat on many
+        # pages' edges are not taken for a title: only what all such lines share counts.
+        self.prefixes = tuple(
+            shared
+            for key, n in pages_of.items()
+            if len(pages) >= 4 and n >= least and len(shared := _shared_start(starts[key])) >= _TITLE_PREFIX
+        )
+
+    def holds(self, line: str) -> bool:
+        return line in self.lines or (bool(self.prefixes) and line.startswith(self.prefixes))
+
+
+def _shared_start(lines: set[str]) -> str:
+    """The characters every one of ``lines`` starts with (the first and last in sort order share
+    no more than all of them do)."""
+    first, last = min(lines), max(lines)
+    size = next(
+        (k for k, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), min(len(first), len(last))
+    )
+    return first[:size]
 
 
 def pdf_lines(data: bytes, source: str) -> list[DocLine]:
@@ -55,24 +104,21 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
         raise UnsupportedFormatError(
             source, f"the PDF cannot be read: {exc}", location="whole file"
         ) from None
-    # Running headers and footers repeat at the top or bottom of most pages: they would break
-    # tables split over pages. Only the first and last lines of a page are candidates.
-    edges = [
-        {line.strip() for line in (text.splitlines()[:2] + text.splitlines()[-3:]) if line.strip()}
-        for text in pages
-    ]
-    counts = Counter(line for page_edges in edges for line in page_edges)
-    repeated = {line for line, n in counts.items() if len(pages) >= 4 and n >= max(3, len(pages) // 3)}
+    furniture = _Furniture(pages)
     lines: list[DocLine] = []
     number = 0
     for page_number, text in enumerate(pages, start=1):
         page_lines = text.splitlines()
+        repeat = _repeated_header(lines, page_lines, furniture)
         for index, raw in enumerate(page_lines):
             number += 1
             stripped = raw.strip()
             at_edge = index < 2 or index >= len(page_lines) - 3
-            if (at_edge and stripped in repeated) or _PAGE_FOOTER.search(stripped) or stripped == "•":
+            if (at_edge and furniture.holds(stripped)) or _PAGE_FOOTER.search(stripped) or stripped == "•":
                 continue
+            if repeat and stripped:
+                repeat -= 1
+                continue  # a table's header row printed again over its rows on this page
             if (
                 lines
                 and re.fullmatch(r"\d{1,3}", stripped)
@@ -82,3 +128,31 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
                 continue  # "Server\n10": a header cell wrapped in a narrow column
             lines.append(DocLine(number, raw.rstrip(), page=page_number))
     return lines
+
+
+_HEADER_LINES = 64  # the most lines a wide table's header row wraps over, a word or two a line
+_ROWS_BACK = 5000  # how far back a table's header is looked for: its rows on the pages between
+
+
+def _repeated_header(before: list[DocLine], page: list[str], edges: _Furniture) -> int:
+    """How many lines at the top of ``page`` (after its running header) repeat the header row of a
+    table the pages before end inside: the same lines as those read last before the table's rows,
+    where nothing but rows (lines holding figures) follows them. A table split over pages prints
+    its header again; read again, it would start a table of no title whose rows go unread. Two
+    tables alike, heading and header, the second starting a page, would read as one: a Jetstress
+    report never prints a table twice in a row."""
+    top = [
+        text
+        for line in page
+        if (text := line.strip()) and not edges.holds(text) and text != "•" and not _PAGE_FOOTER.search(text)
+    ]
+    texts = [line.raw.strip() for line in before[-_ROWS_BACK:]]
+    end = len(texts)
+    while end and any(ch.isdigit() for ch in texts[end - 1]):
+        end -= 1  # back over the rows the pages before end with
+    if end == len(texts) or not top:
+        return 0  # the page before does not end inside a table's rows
+    for count in range(min(_HEADER_LINES, len(top) - 1, end), 0, -1):
+        if texts[end - count : end] == top[:count] and any(ch.isdigit() for ch in top[count]):
+            return count
+    return 0

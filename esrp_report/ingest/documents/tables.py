@@ -47,6 +47,18 @@ _NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Z][A-Za-z]")
 _LABEL_TARGET = re.compile(r"^(.*?)\s*((?:[<>]=?\s*\d+\s*msec\**)|n/a)$", re.IGNORECASE)
 
 
+def _wrapped_label(parts: list[str]) -> str:
+    """The label a row's lines wrapped over, joined by content: the fewest last lines that join into
+    a known metric's label as printed ("MB read/sec" + "total per" + "server"), however many that
+    takes; else the fewest that join into one closely enough (a label spelt otherwise, or a word
+    damaged, as ``fuzzy_key`` reads it); when none does, the last two, as a label wrapped once."""
+    joins = [" ".join(parts[-count:]) for count in range(1, len(parts) + 1)]
+    exact = next((j for j in joins if normalize(j) in SUMMARY_METRICS), None)
+    if exact is not None:
+        return exact
+    return next((j for j in joins if fuzzy_key(j, SUMMARY_METRICS) is not None), " ".join(parts[-2:]))
+
+
 def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
     """The per-server, aggregate, backup and replay summary tables outside the appendix's reports:
     a header line naming the columns, then rows whose label is a known metric."""
@@ -126,15 +138,16 @@ def summary_tables(doc: PublishedDocument, in_report: set[int]) -> None:
             near = near if len(text) < 300 and servers.named(text) == near else None
         if not cells:
             if text and len(text) < 70 and not line.heading:
+                # Every short line since the last row: a narrow label column wraps a label over as
+                # many lines as it needs; which of them the label is, the row's reading decides.
                 label_parts.append((i, text))
-                label_parts[:] = label_parts[-2:]
             else:
                 label_parts.clear()
             continue
         label, values = _BULLET.sub("", cells[0]), cells[1:]
         if (not label or _TARGET_PREFIX.fullmatch(label + " ")) and label_parts:
             values = ([label] if label else []) + values
-            label = " ".join(t for _i, t in label_parts)
+            label = _wrapped_label([t for _i, t in label_parts])
         key = fuzzy_key(label, SUMMARY_METRICS)
         if key is None:
             label_match = _LABEL_TARGET.match(label)
