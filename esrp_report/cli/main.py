@@ -276,13 +276,15 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
         console.print(styled(("PDF engine warning:", "yellow"), " ", warning))
     for url in result.refused:
         console.print(styled(("refused to fetch:", "yellow"), " ", url))
+    for line in result.deprecated:
+        console.print(styled(("manifest:", "yellow"), " ", line))
     for left in result.placeholders:  # only a --draft gets here with any
         console.print(styled(("draft: placeholder left:", "yellow"), " ", left.describe()))
     errors = [p for p in doc.problems if p.severity == "error"]
     if errors or doc.disagreements:
         console.print(
             f"{len(doc.problems)} evidence notes ({len(errors)} errors) and {len(doc.disagreements)} "
-            "disagreements are listed in the document's Evidence notes."
+            "disagreements are listed in the reviewer's report's Evidence notes."
         )
     for failure in doc.failures:
         console.print(
