@@ -165,12 +165,17 @@ def test_failing_design_renders_fail_with_server_instance_and_rule(tmp_path: Pat
     assert "FAIL" in result.output and "Instance4760.1" in result.output
     allowed = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--allow-fail"])
     assert allowed.exit_code == 0, allowed.output
-    text = _pdf_text(tmp_path / "out" / "netapp.pdf")
+    # The verdict, the failed rule and the failing instance are the reviewer's report's.
+    text = _pdf_text(tmp_path / "out" / "netapp-review.pdf")
     summary = text[text.index("Fail: the design does not meet") :][:600]
     assert "3650-4" in summary and "Instance4760.1" in summary and "Database read average latency" in summary
-    assert re.search(r"Instance4760\.1\s*\(Fail\)\s*23\.079", text), "the appendix marks the failing row"
-    html = (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
+    assert re.search(r"Instance4760\.1\s*23\.08 ms \(Fail\)", text), "the review marks the failing instance"
+    html = (tmp_path / "out" / "netapp-review.html").read_text(encoding="utf-8")
     assert 'class="verdict fail"' in html and "Solution verdict: Fail" in html
+    # The vendor's document prints the figure as Jetstress does, with no mark of the verdict.
+    document = _pdf_text(tmp_path / "out" / "netapp.pdf")
+    assert re.search(r"Instance4760\.1\s*23\.079", document) and "(Fail)" not in document
+    assert "Solution verdict" not in (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
 
 
 HOSTILE = '<script>alert(1)</script><img src="file:///etc/passwd"> http://attacker.invalid/x.png'
