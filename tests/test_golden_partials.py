@@ -69,7 +69,13 @@ CASES = {
     # The reviewer's report marks the cells a rule fails; the vendor's document (unmarked) does not.
     "summary_table": (
         "partials/summary_table.html",
-        {"table": SUMMARY, "table_id": "t1", "first_heading": "Database I/O", "Status": Status, "marks": True},
+        {
+            "table": SUMMARY,
+            "table_id": "t1",
+            "first_heading": "Database I/O",
+            "Status": Status,
+            "marks": True,
+        },
     ),
     "summary_table_captioned": (
         "partials/summary_table.html",

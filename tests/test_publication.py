@@ -79,7 +79,9 @@ def test_the_stamp_is_the_reviewer_s_never_the_document_s(tmp_path: Path, netapp
     assert "Built by" not in html and 'name="generator"' not in html
     review = (netapp_build / "netapp-review.html").read_text(encoding="utf-8")
     assert "Built by esrp-report" in review and 'name="generator"' in review
-    review_pdf = "\n".join(page.extract_text() for page in PdfReader(netapp_build / "netapp-review.pdf").pages)
+    review_pdf = "\n".join(
+        page.extract_text() for page in PdfReader(netapp_build / "netapp-review.pdf").pages
+    )
     assert "Built by esrp-report" in review_pdf
     manifest = _netapp_copy(tmp_path, "stamp = true")
     result = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--allow-fail"])
@@ -192,7 +194,9 @@ def test_reading_notes_go_to_the_diagnostics_file(tmp_path: Path) -> None:
     _build(manifest, tmp_path / "out")
     diagnostics = (tmp_path / "out" / "netapp-diagnostics.txt").read_text(encoding="utf-8")
     assert "1 cell(s) beyond the header not used" in diagnostics
-    text = " ".join(_reader_text((tmp_path / "out" / "netapp-review.html").read_text(encoding="utf-8")).split())
+    text = " ".join(
+        _reader_text((tmp_path / "out" / "netapp-review.html").read_text(encoding="utf-8")).split()
+    )
     assert "beyond the header" not in text and "cell(s)" not in text
     assert "the build's diagnostics file lists it" in text
     document = _reader_text((tmp_path / "out" / "netapp.html").read_text(encoding="utf-8"))

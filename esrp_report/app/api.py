@@ -570,7 +570,7 @@ def _early_appendix(
     labels: dict[str, str],
     when: datetime,
     *,
-    draft: bool,
+    draft: bool = False,
 ) -> PrintPart:
     """The appendix of the last server read, from a document of the servers read so far."""
     from esrp_report.analysis.assess import combine

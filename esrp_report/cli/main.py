@@ -239,16 +239,20 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     draft: Annotated[
         bool,
         typer.Option(
-            "--draft", help="Build even though TODO(vendor) placeholders are left (each is warned of)."
+            "--draft",
+            help="Build even though TODO(vendor) placeholders are left (each is warned of); "
+            'every page is marked "DRAFT".',
         ),
     ] = False,
 ) -> None:
-    """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
+    """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders,
+    and beside it the reviewer's report (NAME-review.html and .pdf: verdicts, evidence notes,
+    disagreements, what was not evaluated, the files read).
 
     Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
     damaged data; each reason is printed), 2 unusable input, or a manifest that still holds
-    TODO(vendor) placeholders (each is named; --draft builds it with a warning); --allow-fail
-    gives 0 for a draft of a failing or incomplete one.
+    TODO(vendor) placeholders (each is named; --draft builds it with a warning, every page marked
+    DRAFT); --allow-fail gives 0 for a draft of a failing or incomplete one.
     """
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
