@@ -112,6 +112,8 @@ def test_the_vendor_document_carries_none_of_the_tool_s_review(built: dict[str, 
             assert not re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", plain), (what, rule)
     markup = texts[f"{name}.html markup"]
     assert 'name="generator"' not in markup and 'class="verdict' not in markup
+    # Not even in its source: the style sheet and the charts' metadata name no tool either.
+    assert "esrp-report" not in (built[name].out / f"{name}.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", NAMES)
