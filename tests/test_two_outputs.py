@@ -164,6 +164,8 @@ def test_the_review_carries_the_verdicts_notes_and_files(built: dict[str, Built]
             assert _squeezed(line) in text, (what, line)
         for failure in doc.unchecked:
             assert f"{failure.rule} ({failure.rule_id}) {failure.status.value}" in text, (what, failure)
+        for rv in (rv for view in doc.servers for rv in view.runs if not rv.judged):
+            assert f"{rv.title}: not evaluated: no rule of the rules file judges this test" in text, what
         for statement in doc.not_checked:
             assert f"Reliability: {statement.text}" in text, (what, statement.text)
         for _kind, _severity, source, sentence in doc.evidence_notes:
