@@ -9,6 +9,7 @@ import pytest
 
 from esrp_report.ingest.config import manifest as mf
 from esrp_report.ingest.config.manifest import ManifestError, read_manifest
+from esrp_report.model.sections import form_for
 
 
 def _reader(tmp_path: Path) -> mf._Reader:
@@ -35,9 +36,16 @@ def test_the_branding_and_sections_steps_refuse_what_they_do_not_know(tmp_path: 
     assert mf._read_branding(_reader(tmp_path), {}).page_size == "A4"
     with pytest.raises(ManifestError, match="out of range"):
         mf._read_branding(_reader(tmp_path), {"branding": {"page_size": "A3"}})
-    assert mf._read_sections(_reader(tmp_path), {"sections": {"overview": "x"}}) == {"overview": "x"}
+    form = form_for("3.0")
+    assert mf._read_sections(_reader(tmp_path), {"sections": {"overview": "x"}}, form) == {"overview": "x"}
     with pytest.raises(ManifestError, match="unknown key 'preface'"):
-        mf._read_sections(_reader(tmp_path), {"sections": {"preface": "x"}})
+        mf._read_sections(_reader(tmp_path), {"sections": {"preface": "x"}}, form)
+    # A section of the 4.0 form only is refused in a 3.0 manifest, saying which form prints it.
+    with pytest.raises(
+        ManifestError, match=r"the ESRP 3\.0 form has no 'volume_sizing' section \(the ESRP 4\.0"
+    ):
+        mf._read_sections(_reader(tmp_path), {"sections": {"volume_sizing": "x"}}, form)
+    assert mf._read_sections(_reader(tmp_path), {"sections": {"volume_sizing": "x"}}, form_for("4.0"))
 
 
 def test_the_first_mistake_in_reading_order_is_reported(tmp_path: Path) -> None:

@@ -155,11 +155,11 @@ def test_audit_of_an_image_says_what_it_is(tmp_path: Path) -> None:
 # --- check on an 80-column terminal ----------------------------------------------------------------
 
 
-def _on_terminal(args: list[str], columns: int) -> str:
+def _on_terminal(args: list[str], columns: int, term: str = "dumb") -> str:
     """The command's output on a pseudo-terminal ``columns`` wide (Rich sizes tables to it only
     when stdout is a terminal), without its colour codes."""
     main, child = pty.openpty()
-    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "TERM": "dumb"}
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "TERM": term}
     with subprocess.Popen(
         [sys.executable, "-m", "esrp_report.cli.main", *args],
         stdout=child,
@@ -223,3 +223,32 @@ def test_api_build_with_workers_from_a_plain_script_says_what_to_change(tmp_path
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert "EsrpError" in last and "if __name__ ==" in last and "jobs=1" in last, done.stderr
+
+
+# --- progress of long work on a terminal, and --quiet ------------------------------------------------
+
+
+def _progress_shown(args: list[str]) -> str:
+    """What a command writes to a real terminal (a pseudo-terminal that says it can draw), where
+    progress lines are drawn and then cleared."""
+    return _on_terminal(args, 120, term="xterm-256color")
+
+
+def test_audit_shows_its_progress_on_a_terminal_and_not_with_quiet() -> None:
+    document = ROOT / "tests" / "data" / "published" / "vmax-000.txt"
+    shown = _progress_shown(["audit", str(document)])
+    # The line is redrawn a few times a second, so a stage that ends sooner may not be drawn; the
+    # last one is drawn when the line is cleared.
+    assert re.search(r"auditing: checking [\d,]+ tables and [\d,]+ reports", shown), shown[-2000:]
+    quiet = _progress_shown(["audit", str(document), "--quiet"])
+    assert "auditing:" not in quiet
+    assert "Audit of" in quiet  # the results themselves are still printed
+
+
+def test_catalog_ingest_shows_its_progress_on_a_terminal_and_not_with_quiet(tmp_path: Path) -> None:
+    args = ["catalog", "ingest", str(SAMPLES / "EMAIL5"), "-j", "1"]
+    shown = _progress_shown([*args, "--catalog", str(tmp_path / "shown")])
+    assert "parsing results folders" in shown
+    quiet = _progress_shown([*args, "--catalog", str(tmp_path / "quiet"), "--quiet"])
+    assert "parsing results folders" not in quiet
+    assert "files (" in quiet  # the summary is still printed

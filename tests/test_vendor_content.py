@@ -348,20 +348,24 @@ def test_the_appendix_shows_the_servers_the_manifest_names(tmp_path: Path) -> No
     shutil.copytree(SAMPLES / "dellemc-content", tmp_path / "dellemc-content")
     shutil.copytree(SAMPLES / "branding", tmp_path / "branding")
     text = (SAMPLES / "dellemc.toml").read_text(encoding="utf-8")
-    assert 'servers = ["Server 1"]' in text
+    assert "[appendix]" not in text  # every server's reports, as seed 002 prints them
     manifest = tmp_path / "dellemc.toml"
-    manifest.write_text(text.replace('servers = ["Server 1"]', 'servers = ["Server 3", "Server 2"]'), "utf-8")
+    manifest.write_text(
+        text.replace("[sections]", '[appendix]\nservers = ["Server 3", "Server 2"]\n\n[sections]'), "utf-8"
+    )
     assert read_manifest(manifest).appendix_servers == ["Server 2", "Server 3"]  # document order
     result = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     reader = PdfReader(tmp_path / "out" / "dellemc.pdf")
     outline = [item.title for item in _flatten(reader.outline)]
-    servers = [t for t in outline if re.fullmatch(r"Server \d \(\w+\)", t)]
-    assert servers == ["Server 2 (JS17)", "Server 3 (JS8)"]
+    # The ESRP 4.0 form numbers the servers it shows: A.1, A.2.
+    servers = [t for t in outline if re.fullmatch(r"A\.\d Server \d", t)]
+    assert servers == ["A.1 Server 2", "A.2 Server 3"]
     text = " ".join(_pdf_text(tmp_path / "out" / "dellemc.pdf").split())
-    assert "The test reports of Server 2 (JS17) and Server 3 (JS8)" in text
-    assert "representative servers of the 4 tested" in text
-    assert "Server 1 (JS16): Performance" not in text and "Server 4 (JS9): Performance" not in text
+    assert "The Jetstress reports of Server 2 (JS17) and Server 3 (JS8)" in text
+    assert "The results summary covers all 4 servers tested" in text
+    assert "Machine Name JS17" in text and "Machine Name JS8" in text
+    assert "Machine Name JS16" not in text and "Machine Name JS9" not in text
     html = (tmp_path / "out" / "dellemc.html").read_text(encoding="utf-8")
     assert html.count('<section class="appendix-server"') == 2
 

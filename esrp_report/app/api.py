@@ -25,6 +25,7 @@ from esrp_report.files.safe import Tree, refuse_overwriting
 from esrp_report.ingest import evidence as ev
 from esrp_report.model import PLACEHOLDER, Manifest, Problem, Run, Server, Solution, TestKind
 from esrp_report.model.errors import EsrpError, InputError
+from esrp_report.model.sections import form_for
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -352,12 +353,13 @@ def _build(
     from esrp_report.render.charts import draw
     from esrp_report.render.document import build_document, diagnostics_text
     from esrp_report.render.html import (
-        APPENDIX_TITLE,
         TEMPLATES,
+        appendix_title,
         chart_plan,
         iter_print,
         render_html,
         render_review,
+        top_level_titles,
     )
     from esrp_report.render.pdf import PartJob, PdfJoiner, render_part
     from esrp_report.render.slots import fill_charts
@@ -375,7 +377,9 @@ def _build(
         labels[server.name] = label
         servers.append(_keep_chart_series_only(assess_server(server, rules)))
         in_appendix = manifest.appendix_servers is None or label in manifest.appendix_servers
-        if pool is not None and "pdf" in formats and in_appendix:
+        # A numbered form's appendix numbers its tables on from the body's: not known yet.
+        numbered = form_for(manifest.document.esrp_version, manifest.document.exchange_version).numbered
+        if pool is not None and "pdf" in formats and in_appendix and not numbered:
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
             part = _early_appendix(manifest, servers, rules, labels, when, draft=draft)
@@ -431,7 +435,10 @@ def _build(
             result.refused += piece.refused
             result.warnings += [w for w in piece.warnings if w not in result.warnings]
         joined = joiner.finish(
-            appendix_title=APPENDIX_TITLE, anchors=[p.anchor for p in parts], number_from=1
+            appendix_title=appendix_title(doc),
+            anchors=[p.anchor for p in parts],
+            number_from=1,
+            top_level=top_level_titles(doc),
         )
         target = out_dir / f"{stem}.pdf"
         write_output(target, joined.pdf, result.files)
@@ -660,13 +667,26 @@ def size_design(spec: Path | None = None, *, overrides: Mapping[str, Any] | None
     return size(spec_from_table(overrides or {}, source="overrides", base=base))
 
 
-def audit_document(path: Path, *, rules_file: Path | None = None, loosen: str | None = None) -> AuditResult:
-    """Read a published document (PDF, HTML, text or Markdown) and check it against itself."""
+def audit_document(
+    path: Path,
+    *,
+    rules_file: Path | None = None,
+    loosen: str | None = None,
+    progress: Callable[[str], None] = lambda _stage: None,
+) -> AuditResult:
+    """Read a published document (PDF, HTML, text or Markdown) and check it against itself.
+
+    ``progress`` is told each stage as it starts (a long PDF takes seconds to read)."""
     from esrp_report.analysis.rules import load_rules
     from esrp_report.audit import audit
     from esrp_report.ingest.documents.published import read_document
 
-    return audit(read_document(path), load_rules(rules_file, loosen=loosen))
+    progress(f"auditing: reading {path.name}")
+    rules = load_rules(rules_file, loosen=loosen)
+    document = read_document(path)
+    tables, reports = len(document.summary_tables), len(document.reports)
+    progress(f"auditing: checking {tables:,} tables and {reports:,} reports")
+    return audit(document, rules)
 
 
 def _report_outputs(out_dir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:

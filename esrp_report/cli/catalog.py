@@ -75,7 +75,7 @@ def _strict_json(value: Any) -> Any:
 
 
 @catalog_app.command("ingest")
-def ingest_command(
+def ingest_command(  # noqa: PLR0917 - Typer maps each parameter to an option
     archives: Annotated[list[Path], typer.Argument(help="Results folders, files or .zip archives.")],
     catalog: CatalogOption,
     jobs: Annotated[
@@ -92,6 +92,7 @@ def ingest_command(
         str | None, typer.Option("--dask", help="Parse on this Dask scheduler (tcp://host:port) instead.")
     ] = None,
     as_json: JsonOption = False,
+    quiet: options.QuietOption = False,
 ) -> None:
     """Bring Jetstress results into the catalog; unchanged files are skipped by their hash.
 
@@ -106,7 +107,7 @@ def ingest_command(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    show = sys.stderr.isatty() and not as_json
+    show = sys.stderr.isatty() and not as_json and not quiet
     with Progress(*columns, console=PlainConsole(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task("parsing results folders", total=None)
 

@@ -118,9 +118,7 @@ TargetOption = Annotated[
     ),
 ]
 
-QuietOption = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No progress line on the terminal while it works.")
-]
+QuietOption = options.QuietOption
 
 STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
     "pass": "green",
@@ -361,6 +359,7 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     ] = None,
     formats: Annotated[str, typer.Option("--format", help="Report formats with -o: html, pdf.")] = "html,pdf",
     loosen: LoosenOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Check a published document against itself: sums, aggregates, appendix, thresholds.
 
@@ -370,7 +369,8 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
-        result = api.audit_document(document, rules_file=rules, loosen=loosen)
+        with _working(quiet, "auditing") as status:
+            result = api.audit_document(document, rules_file=rules, loosen=loosen, progress=status)
         # No audit report for a document where nothing was checked: it would read as a clean bill.
         # One partly read gets its report, which says so at its head.
         wanted = out is not None and not result.nothing_checked

@@ -11,6 +11,7 @@ as one line naming the option, exit status 2.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import typer
 
@@ -18,6 +19,13 @@ import typer
 # (-j 1000000) is refused instead of forking until the machine stops.
 MAX_JOBS = 1024
 MAX_WHOLE = 2**53  # the largest whole number below which every whole number is an exact float
+
+
+# Long work (build, convert, audit, catalog ingest) shows progress on a terminal's stderr; this
+# option turns it off. Off too when stderr is not a terminal.
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress line on the terminal while it works.")
+]
 
 
 class OptionNumberError(typer.BadParameter):

@@ -22,6 +22,7 @@ from esrp_report.model import PLACEHOLDER, Generation, Manifest, Problem, Run, T
 from esrp_report.model.data import package_toml
 from esrp_report.model.errors import RulesError
 from esrp_report.model.numbers import fmt_number
+from esrp_report.model.sections import Form, form_for
 from esrp_report.model.server_facts import fact_specs
 from esrp_report.model.sizing import SizingResult
 
@@ -218,8 +219,16 @@ class Document:
     rules: list[Rule] = field(default_factory=list)  # the criteria judged: tables and charts ask them
     # The "Tested servers" table: what the manifest's [[servers]] state (headings, then a row a server).
     server_facts: list[list[str]] = field(default_factory=list)
+    # One results table per server (the ESRP 4.0 form's "Server 1 test results"): a "Value" column.
+    server_tables: list[SummaryTable] = field(default_factory=list)
     # What keeps the verdict from PASS, one line each (SolutionAssessment.blocking): the review's.
     blocking: list[str] = field(default_factory=list)
+
+    @property
+    def form(self) -> Form:
+        """The form the document is printed in, by its ESRP and Exchange versions."""
+        info = self.manifest.document
+        return form_for(info.esrp_version, info.exchange_version)
 
     @property
     def unchecked(self) -> list[Failure]:
@@ -422,6 +431,31 @@ def _per_server_tables(
         if kind is TestKind.STRESS:
             title = title.replace("Individual server metrics", "24-hour stress metrics")
         tables.append(SummaryTable(title, "Target values", labels, rows))
+    return tables
+
+
+def _server_tables(
+    servers: list[tuple[str, ServerAssessment]], rules: list[Rule], conv: Convention, caption: str
+) -> list[SummaryTable]:
+    """One 2-hour performance table per server, its figures in one "Value" column and no targets
+    (a form that prints them so; ``caption`` names the server with ``{label}``)."""
+    kind = TestKind.PERFORMANCE
+    tables = []
+    for label, s in servers:
+        summary = s.summaries.get(kind.value)
+        if summary is None:
+            continue
+        rows = _io_rows(
+            [summary.conventions.get(conv.summary)],
+            [summary.achieved_iops],
+            [summary.target_iops],
+            "",
+            rules,
+            kind,
+            [_generation(s, kind)],
+            conv,
+        )
+        tables.append(SummaryTable(caption.format(label=label), "", ["Value"], rows))
     return tables
 
 
@@ -669,6 +703,7 @@ def build_document(
         # Its profile would hold placeholders where the sizing's values belong.
         raise ValueError(f"{manifest.path}: [sizing] not worked out (analysis.sizing.sized_manifest)")
     conv = load_convention(manifest.convention, manifest.convention_overrides)
+    form = form_for(manifest.document.esrp_version, manifest.document.exchange_version)
     problems = list(assessment.problems) + list(manifest.problems)
     servers = [(labels.get(s.name, s.name), s) for s in assessment.servers]
     views: list[ServerView] = []
@@ -774,4 +809,5 @@ def build_document(
         placeholders=placeholders,
         stated_differences=_differences(manifest, servers, problems, stated),
         server_facts=_server_facts(manifest),
+        server_tables=_server_tables(servers, rules, conv, form.server_table) if form.server_table else [],
     )

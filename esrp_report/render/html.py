@@ -40,11 +40,18 @@ from esrp_report.files.safe import (
 from esrp_report.ingest.config.images import ImageError, read_image
 from esrp_report.model.errors import InputError, TemplateError
 from esrp_report.model.numbers import fmt_number
-from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_SLOTS
+from esrp_report.model.sections import PARTS_BY_KEY
 from esrp_report.render import charts
 from esrp_report.render.appendix import appendix_tables, test_log_lines
 from esrp_report.render.document import Document, ServerView
 from esrp_report.render.jetstress_text import duration, figure_name, table_name, timestamp
+from esrp_report.render.outline import (
+    outline,
+    run_heading,
+    section_anchor,
+    table_words,
+    vendor_sections_after,
+)
 from esrp_report.render.slots import CHART_MARKER, TOC_SLOT_PREFIX, fill_charts
 
 
@@ -285,21 +292,17 @@ def css_string(text: str) -> str:
 APPENDIX_TITLE = PARTS_BY_KEY["appendix"].title
 
 
-def vendor_sections_after(manifest: m.Manifest) -> dict[str, list[m.VendorSection]]:
-    """The vendor's own sections by the slot of the document they follow, each list in reading
-    order: a section placed after another vendor section comes right after it (and after the
-    sections placed after that one), sections after the same place keep the manifest's order."""
-    children: dict[str, list[m.VendorSection]] = {}
-    for section in manifest.vendor_sections:
-        children.setdefault(section.after, []).append(section)
+def appendix_title(doc: Document) -> str:
+    """The appendix's heading as printed, under which the PDF's outline gathers the servers'
+    bookmarks: "A Performance testing" in a numbered form."""
+    heading = next((h for h in outline(doc) if h.key == "appendix"), None)
+    return heading.label if heading is not None else APPENDIX_TITLE
 
-    def subtree(key: str) -> list[m.VendorSection]:
-        out: list[m.VendorSection] = []
-        for child in children.get(key, []):
-            out += [child, *subtree(child.key)]
-        return out
 
-    return {slot: subtree(slot) for slot in SECTION_SLOTS if slot in children}
+def top_level_titles(doc: Document) -> list[str]:
+    """The chapters' headings of a numbered form, whose bookmarks stay at the top of the PDF's
+    outline even when laid out in a server's piece (appendix B, after the last server)."""
+    return [h.label for h in outline(doc) if h.level == 1 and h.key != "appendix"]
 
 
 def figures_in(manifest: m.Manifest) -> dict[str, list[m.VendorFigure]]:
@@ -317,7 +320,7 @@ def table_of_contents(doc: Document) -> list[tuple[str | None, str, str]]:
     entries: list[tuple[str | None, str, str]] = [
         (s.key, s.title, section_anchor(s)) for s in after.get("contents", [])
     ]
-    for part in DOCUMENT_PARTS:
+    for part in doc.form.parts:
         # A Markdown part the manifest leaves empty is not printed, but its slot still holds
         # what is placed after it.
         if not part.markdown or part.key in doc.manifest.sections:
@@ -325,11 +328,6 @@ def table_of_contents(doc: Document) -> list[tuple[str | None, str, str]]:
         if part.slot:
             entries += [(s.key, s.title, section_anchor(s)) for s in after.get(part.key, [])]
     return entries
-
-
-def section_anchor(section: m.VendorSection) -> str:
-    """The id of a vendor section's heading (prefixed: it cannot clash with the document's own)."""
-    return f"section-{section.key}"
 
 
 def figure_anchor(figure: m.VendorFigure) -> str:
@@ -378,6 +376,8 @@ def chart_plan(doc: Document, max_points: int = CHART_POINTS) -> ChartPlan:
     log its latency per instance. The series are thinned to ``max_points`` here (a chart 6.6 inches
     wide shows no more), so a spec is small enough to send to a worker process."""
     plan = ChartPlan()
+    if not doc.form.charts:
+        return plan
     perf = [(v.label, v.achieved, v.target) for v in doc.servers if v.achieved is not None]
     if perf:
         plan.solution.append(
@@ -472,21 +472,25 @@ class Caption:
         return f"{self.kind} {self.number} {self.title}"
 
 
-def number_captions(html: str) -> tuple[str, list[Caption]]:
+def number_captions(
+    html: str, *, whole: bool = False, before: Sequence[Caption] = ()
+) -> tuple[str, list[Caption]]:
     """Number the body's captions in document order, "Table N" for each table's ``<caption>`` and
     "Figure N" for each ``<figcaption>``, and put the lists of tables and figures at
     ``CAPTION_LISTS_MARKER``. Done on the rendered page, so that a table or figure any template adds
     is numbered, and in Python, not with CSS counters, so that the screen HTML and the PDF (whose
     body is laid out on its own) carry the same numbers. Everything from the appendix's heading on
-    is left as it is. A caption keeps its id if it has one, else gets ``tbl-N`` / ``fig-N``."""
-    end = html.find(APPENDIX_START)
+    is left as it is, unless ``whole`` (a form that numbers its appendix's tables too, whose pieces
+    go on from the ``before`` captions of the pieces ahead). A caption keeps its id if it has one,
+    else gets ``tbl-N`` / ``fig-N``."""
+    end = -1 if whole else html.find(APPENDIX_START)
     body, rest = (html, "") if end < 0 else (html[:end], html[end:])
     found: list[Caption] = []
 
     def number(match: re.Match[str]) -> str:
         tag, attributes, inner = match.groups()
         kind, prefix = CAPTION_KINDS[tag]
-        count = 1 + sum(1 for c in found if c.kind == kind)
+        count = 1 + sum(1 for c in (*before, *found) if c.kind == kind)
         named = _ID.search(attributes)
         anchor = named.group(1) if named else f"{prefix}-{count}"
         if not named:
@@ -605,6 +609,7 @@ def _fill(
     draft: bool,
     **extra: Any,
 ) -> str:
+    headings = outline(doc)
     return template.render(
         draft=draft,
         doc=doc,
@@ -620,6 +625,11 @@ def _fill(
         toc=table_of_contents(doc),
         sections_after=vendor_sections_after(doc.manifest),
         figures_in=figures_in(doc.manifest),
+        form=doc.form,
+        outline=headings,
+        heads={h.key: h for h in headings},
+        run_heading=run_heading,
+        table_words=table_words,
         section_anchor=section_anchor,
         figure_anchor=figure_anchor,
         figure_source=figure_source,
@@ -649,13 +659,14 @@ def render_html(
     html, _ = number_captions(
         _render(
             doc,
-            "document.html",
+            doc.form.template,
             generated=generated,
             for_pdf=False,
             plan=plan or ChartPlan(),
             draft=draft,
             part="all",
-        )
+        ),
+        whole=doc.form.numbered,
     )
     return html if drawn is None else fill_charts(html, drawn, for_pdf=False)
 
@@ -668,6 +679,7 @@ class PrintPart:
     charts: list[charts.ChartSpec]
     anchor: str | None = None  # the server's appendix anchor; None for the body
     title: str = ""
+    captions: list[Caption] = field(default_factory=list)  # those numbered in it (a numbered form's)
 
 
 def render_print(
@@ -685,21 +697,33 @@ def iter_print(
     """``render_print`` one piece at a time, so each can be handed to a worker as soon as it is
     rendered."""
     plan = plan or ChartPlan()
-    body, _ = number_captions(
-        _render(doc, "document.html", generated=generated, for_pdf=True, plan=plan, draft=draft, part="body")
+    body, captions = number_captions(
+        _render(
+            doc, doc.form.template, generated=generated, for_pdf=True, plan=plan, draft=draft, part="body"
+        )
     )
     yield PrintPart(body, list(plan.solution))
     for view in doc.appendix_views:
-        yield appendix_part(doc, view, generated=generated, plan=plan, draft=draft)
+        part = appendix_part(doc, view, generated=generated, plan=plan, before=captions, draft=draft)
+        captions = [*captions, *part.captions]
+        yield part
 
 
 def appendix_part(
-    doc: Document, view: ServerView, *, generated: datetime, plan: ChartPlan, draft: bool = False
+    doc: Document,
+    view: ServerView,
+    *,
+    generated: datetime,
+    plan: ChartPlan,
+    before: Sequence[Caption] | None = None,
+    draft: bool = False,
 ) -> PrintPart:
-    """One server's appendix as a piece of the PDF."""
+    """One server's appendix as a piece of the PDF. A form that numbers its appendix's captions
+    numbers them on from ``before``, the captions of the pieces ahead of it (not known for a
+    piece laid out early: `build` lays it out again when its numbers turn out different)."""
     html = _render(
         doc,
-        "appendix_part.html",
+        doc.form.appendix,
         generated=generated,
         for_pdf=True,
         plan=plan,
@@ -707,8 +731,13 @@ def appendix_part(
         view=view,
         part="appendix",
     )
+    captions: list[Caption] = []
+    if doc.form.numbered:
+        html, captions = number_captions(html, whole=True, before=before or ())
     specs = [spec for rv in view.runs for spec in plan.runs.get(rv.anchor, [])]
-    return PrintPart(html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})")
+    return PrintPart(
+        html, specs, anchor=view.anchor, title=f"{view.label} ({view.machine})", captions=captions
+    )
 
 
 @dataclass(frozen=True)

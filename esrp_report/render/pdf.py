@@ -20,7 +20,7 @@ import logging
 import mimetypes
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -288,18 +288,33 @@ class PdfJoiner:
         anchors: list[str | None],
         number_from: int = 1,
         margin_mm: tuple[float, float] = (16.0, 20.0),
+        top_level: Sequence[str] = (),
     ) -> Joined:
-        """Outline (each server's bookmarks under ``appendix_title``), links to each server's
-        anchor pointed at its first page, each server's page number in its table-of-contents slot,
-        and "Page n of N" on every page from ``number_from`` (0-based; the title page has none)."""
+        """Outline (each server's bookmarks under ``appendix_title``, but a bookmark titled as in
+        ``top_level``, a part printed after the servers such as the ESRP 4.0 form's appendix B, at
+        the top), links to each server's anchor pointed at its first page, each server's page
+        number in its table-of-contents slot (and the page of any other anchor a slot names, laid
+        out in a later piece), and "Page n of N" on every page from ``number_from`` (0-based; the
+        title page has none)."""
         from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, TextStringObject  # noqa: PLC0415
 
         writer, readers, starts = self.writer, self.readers, self.starts
         appendix_item = _copy_outline(
             writer, readers[0], readers[0].outline, offset=0, parent=None, find=appendix_title
         )
+        chapters = frozenset(top_level)
         for reader, start in zip(readers[1:], starts[1:], strict=True):
-            _copy_outline(writer, reader, reader.outline, offset=start, parent=appendix_item, find=None)
+            # The appendix's heading may open the first server's piece instead (the ESRP 4.0 form).
+            found = _copy_outline(
+                writer,
+                reader,
+                reader.outline,
+                offset=start,
+                parent=appendix_item,
+                find=None if appendix_item else appendix_title,
+                top=chapters,
+            )
+            appendix_item = appendix_item or found
 
         names = writer.get_named_dest_root()
         for anchor, start in zip(anchors, starts, strict=True):
@@ -327,6 +342,11 @@ class PdfJoiner:
             for anchor, start in zip(anchors, starts, strict=True)
             if anchor is not None
         }
+        named = _named_pages(writer)
+        for ident in self.slots:
+            target = ident.removeprefix(TOC_SLOT_PREFIX)
+            if ident not in first_pages and target in named:
+                first_pages[ident] = named[target] + 1
         stamp_font = _embedded_font(writer)
         _stamp_slots(writer, self.slots, first_pages, stamp_font)
         _stamp_page_numbers(writer, number_from, margin_mm, stamp_font)
@@ -345,32 +365,66 @@ def join_parts(
     anchors: list[str | None],
     number_from: int = 1,
     margin_mm: tuple[float, float] = (16.0, 20.0),
+    top_level: Sequence[str] = (),
 ) -> Joined:
     """Join the pieces in order (see ``PdfJoiner``)."""
     joiner = PdfJoiner()
     for result in results:
         joiner.add(result)
     return joiner.finish(
-        appendix_title=appendix_title, anchors=anchors, number_from=number_from, margin_mm=margin_mm
+        appendix_title=appendix_title,
+        anchors=anchors,
+        number_from=number_from,
+        margin_mm=margin_mm,
+        top_level=top_level,
     )
 
 
 def _copy_outline(
-    writer: Any, reader: Any, items: list[Any], *, offset: int, parent: Any, find: str | None
+    writer: Any,
+    reader: Any,
+    items: list[Any],
+    *,
+    offset: int,
+    parent: Any,
+    find: str | None,
+    top: frozenset[str] = frozenset(),
 ) -> Any:
-    """Copy a piece's outline into the joined document, pages shifted by ``offset``; returns the
-    copied item titled ``find`` (the appendix heading) when there is one."""
+    """Copy a piece's outline into the joined document, pages shifted by ``offset``, a bookmark
+    titled as in ``top`` at the top level; returns the copied item titled ``find`` (the appendix
+    heading) when there is one."""
     found = None
     last = parent
     for item in items:
         if isinstance(item, list):
-            inner = _copy_outline(writer, reader, item, offset=offset, parent=last, find=find)
+            inner = _copy_outline(writer, reader, item, offset=offset, parent=last, find=find, top=top)
             found = found or inner
             continue
         page = reader.get_destination_page_number(item)
-        last = writer.add_outline_item(title=item.title, page_number=page + offset, parent=parent)
+        home = None if item.title in top else parent
+        last = writer.add_outline_item(title=item.title, page_number=page + offset, parent=home)
         if find is not None and item.title == find:
             found = last
+    return found
+
+
+def _named_pages(writer: Any) -> dict[str, int]:
+    """The page (0-based) of each named destination of the joined document: every id WeasyPrint
+    laid out, in whichever piece."""
+    pages = {page.indirect_reference.idnum: i for i, page in enumerate(writer.pages)}
+    names = writer.get_named_dest_root()
+    found: dict[str, int] = {}
+    for i in range(0, len(names) - 1, 2):
+        dest = names[i + 1].get_object()
+        if hasattr(dest, "get") and "/D" in dest:
+            dest = dest["/D"].get_object()
+        try:
+            target = dest[0]
+        except (IndexError, KeyError, TypeError):
+            continue
+        index = pages.get(getattr(target, "idnum", None))
+        if index is not None:
+            found.setdefault(str(names[i]), index)
     return found
 
 

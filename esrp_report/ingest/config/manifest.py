@@ -29,7 +29,7 @@ from esrp_report.model import (
     VendorSection,
 )
 from esrp_report.model.errors import FileTooLargeError, InputError
-from esrp_report.model.sections import DOCUMENT_PARTS, PARTS_BY_KEY, SECTION_KEYS, SECTION_SLOTS
+from esrp_report.model.sections import PARTS_BY_KEY, SECTION_KEYS, SECTION_SLOTS, Form, form_for
 from esrp_report.model.server_facts import fact_rows, fact_specs
 from esrp_report.model.sizing import SIZED_PROFILE_KEYS, SizingSpec
 
@@ -238,7 +238,8 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
     profile, stated = _read_profile(r, prof, sized=sizing_spec is not None)
     servers = _read_servers(r, data)
     tables = _read_tables(r, data)
-    sections = _read_sections(r, data)
+    form = form_for(info.esrp_version, info.exchange_version)
+    sections = _read_sections(r, data, form)
     overrides = _read_convention_overrides(r, data)
     branding = _read_branding(r, data)
     tpl = r.table(data, "template", required=False)
@@ -250,7 +251,7 @@ def read_manifest(path: Path, *, allow_linked_files: bool = False) -> Manifest:
     r.known(rules, "[rules]", {"file", "loosen"})
     rules_file = r.optional(rules, "[rules]", "file", str)
     rules_loosen = r.optional(rules, "[rules]", "loosen", str)
-    vendor_sections, figures = _read_vendor_content(r, data, sections)
+    vendor_sections, figures = _read_vendor_content(r, data, sections, form)
     appendix_servers = _read_appendix(r, data, servers)
     return Manifest(
         path=str(path),
@@ -391,10 +392,19 @@ def _read_tables(r: _Reader, data: dict[str, Any]) -> list[KeyValueTable]:
     return tables
 
 
-def _read_sections(r: _Reader, data: dict[str, Any]) -> dict[str, str]:
-    """[sections]: the Markdown of the document's parts the vendor writes (model/sections.toml)."""
+def _read_sections(r: _Reader, data: dict[str, Any], form: Form) -> dict[str, str]:
+    """[sections]: the Markdown of the document's parts the vendor writes (model/sections.toml),
+    those the manifest's form prints."""
     sections_raw = r.table(data, "sections", required=False)
-    r.known(sections_raw, "[sections]", SECTION_KEYS)
+    for key in sections_raw:
+        if key in SECTION_KEYS and key not in form.section_keys:
+            printed_in = ", ".join(PARTS_BY_KEY[key].forms)
+            raise r.fail(
+                f"[sections] {key}",
+                f"the ESRP {form.esrp_version} form has no {key!r} section (the ESRP {printed_in} form has)",
+                expected="one of " + ", ".join(form.section_keys),
+            )
+    r.known(sections_raw, "[sections]", form.section_keys)
     return {k: r.get(sections_raw, "[sections]", k, str) for k in sections_raw}
 
 
@@ -451,7 +461,7 @@ def _slug(title: str) -> str:
 
 
 def _read_vendor_content(
-    r: _Reader, data: dict[str, Any], filled: dict[str, str]
+    r: _Reader, data: dict[str, Any], filled: dict[str, str], form: Form
 ) -> tuple[list[VendorSection], list[VendorFigure]]:
     """[[section]] (the vendor's own sections, in any order) and [[figure]] (images placed in a
     section), with each section's own ``figures``. Every section id, ``after`` and figure
@@ -467,7 +477,8 @@ def _read_vendor_content(
     pending: list[tuple[str, dict[str, Any], str]] = []  # (where, figure table, section id)
     ids: set[str] = set()
     # The first vendor section goes before "Tested deployment": after the part ahead of it.
-    previous = DOCUMENT_PARTS[DOCUMENT_PARTS.index(PARTS_BY_KEY["tested_deployment"]) - 1].key
+    parts = list(form.parts)
+    previous = parts[parts.index(PARTS_BY_KEY["tested_deployment"]) - 1].key
     for i, item in enumerate(raw_sections, start=1):
         where = f"[[section]] #{i}"
         r.known(item, where, {"id", "title", "body", "file", "after", "figures"})
@@ -498,11 +509,11 @@ def _read_vendor_content(
         pending.append((where, item, section))
 
     for i, placed in enumerate(sections, start=1):
-        if placed.after not in SECTION_SLOTS and placed.after not in ids:
+        if placed.after not in form.slots and placed.after not in ids:
             raise r.fail(
                 f"[[section]] #{i} after",
                 f"no section {placed.after!r} to place {placed.key!r} after",
-                expected="one of " + ", ".join((*SECTION_SLOTS, *sorted(ids))),
+                expected="one of " + ", ".join((*form.slots, *sorted(ids))),
             )
     _refuse_cycles(r, sections)
 

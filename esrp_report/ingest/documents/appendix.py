@@ -8,6 +8,8 @@ Jetstress's order of tables decides which table it is when no heading says."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right, insort
+from itertools import accumulate
 
 from esrp_report.ingest.documents.cells import TIMESTAMP_LINE, is_number
 from esrp_report.ingest.documents.cut import CUT_MARK, is_cut
@@ -88,15 +90,20 @@ def _also_unheaded(
     """The reports found under Test Summary headings, and those their own tables open where no
     heading did: a start found by content is a new report when the report before it already
     printed table rows between its start and this one (else it is that report's first table)."""
-    merged = list(headed)
+    # Linear in lines and n·log n in reports: the table rows before each line are counted once,
+    # and the starts kept sorted so the one before a start is found by bisection.
+    rows_before = list(accumulate((1 if line.cells else 0 for line in lines), initial=0))
+    merged = sorted(headed)
+    starts = [s for s, _t in merged]
     for start, title in by_content:
-        before = [s for s, _t in merged if s <= start]
-        if before and not any(lines[k].cells for k in range(max(before), start)):
+        at = bisect_right(starts, start)
+        if at and rows_before[start] == rows_before[starts[at - 1]]:
             continue
-        if any(start < s <= start + 2 for s, _t in merged):
+        if bisect_right(starts, start + 2) > bisect_right(starts, start):
             continue  # the same report, its heading a line or two below where its tables begin
-        merged.append((start, title))
-    return sorted(merged)
+        insort(merged, (start, title))
+        starts.insert(at, start)
+    return merged
 
 
 def _untitled_reports(lines: list[DocLine], first: int) -> list[tuple[int, str]]:

@@ -25,20 +25,17 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-_STAMP = (
-    r"(?P<date>\d{1,2}[/.]\d{1,2}[/.]\d{4}|\d{4}-\d{1,2}-\d{1,2})"
-    r"[ T](?P<clock>\d{1,2}:\d{2}:\d{2})(?P<fraction>\.\d{1,7})?"
-    r"(?:\s*(?P<half>[AaPp]\.?\s?[Mm]\.?))?"
-)
+# The date shapes a stamp may start with: M/D/YYYY or D.M.YYYY (either order) and ISO.
+_DATE = r"\d{1,2}[/.]\d{1,2}[/.]\d{4}|\d{4}-\d{1,2}-\d{1,2}"
+_CLOCK = r"\d{1,2}:\d{2}:\d{2}"
+_HALF = r"[AaPp]\.?\s?[Mm]\.?"  # AM/PM, a.m./p.m.
+_STAMP = rf"(?P<date>{_DATE})[ T](?P<clock>{_CLOCK})(?P<fraction>\.\d{{1,7}})?(?:\s*(?P<half>{_HALF}))?"
 STAMP = re.compile(_STAMP)
 # A test-log entry: a stamp, " -- ", the message.
 LOG_ENTRY = re.compile(rf"^(?P<stamp>{_STAMP})\s+--(?:\s|$)(?P<message>.*)$")
 # How the lead of a log line looks when it is one, for the readers that must not split it into
 # cells (a cheap prefilter: the full parse is LOG_ENTRY's).
-_DATE_START = r"(?:\d{1,2}[/.]\d{1,2}[/.]\d{4}|\d{4}-\d{1,2}-\d{1,2})"
-LOG_LINE_START = re.compile(
-    rf"^{_DATE_START}[ T]\d{{1,2}}:\d{{2}}:\d{{2}}\S*(?:\s*[AaPp]\.?\s?[Mm]\.?)?\s+--"
-)
+LOG_LINE_START = re.compile(rf"^(?:{_DATE})[ T]{_CLOCK}\S*(?:\s*{_HALF})?\s+--")
 EXPECTED = "a time such as '9/15/2017 11:29:50 AM', '15.09.2017 11:29:50' or '2017-09-15 11:29:50'"
 
 
