@@ -57,9 +57,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
     return {name: _build(name, tmp_path_factory.mktemp(name)) for name in NAMES}
 
 
-@pytest.fixture(scope="module")
-def draft(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    return _build("netapp", tmp_path_factory.mktemp("draft"), draft=True)
+# A draft of each form: the ESRP 3.0 one (NetApp) and the 4.0 one (Dell EMC), whose templates
+# both include partials/draft.html.
+@pytest.fixture(scope="module", params=["netapp", "dellemc"])
+def draft(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return _build(request.param, tmp_path_factory.mktemp("draft"), draft=True)
 
 
 def _pages(path: Path) -> list[str]:
@@ -210,7 +212,8 @@ def test_the_review_pdf_is_tagged(built: dict[str, Built]) -> None:
 
 
 def test_draft_marks_every_page_of_the_document_and_the_review(draft: Built) -> None:
-    for name in ("netapp.pdf", "netapp-review.pdf"):
+    stem = draft.files[0].stem
+    for name in (f"{stem}.pdf", f"{stem}-review.pdf"):
         pages = _pages(draft.out / name)
         # Every piece the PDF joins (the body and each server's appendix) is marked.
         assert len(pages) > 1
@@ -218,7 +221,7 @@ def test_draft_marks_every_page_of_the_document_and_the_review(draft: Built) -> 
             name,
             [i for i, p in enumerate(pages, 1) if "DRAFT" not in p],
         )
-    for name in ("netapp.html", "netapp-review.html"):
+    for name in (f"{stem}.html", f"{stem}-review.html"):
         assert 'class="draft-mark"' in (draft.out / name).read_text(encoding="utf-8")
 
 
