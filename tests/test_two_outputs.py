@@ -38,6 +38,7 @@ TOOL_PHRASES = (
     "could be evaluated",
     "disagree",
     "diagnostics",
+    "results folder",  # where the tool read the evidence: the review's provenance says it
 )
 
 
