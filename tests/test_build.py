@@ -74,7 +74,8 @@ def test_joined_pdf_numbers_every_page_and_points_at_each_server(vmax_all_build:
         if name.startswith("server-"):
             targets[name] = reader.get_destination_page_number(dests[name])
     assert len(targets) == 10
-    assert "Server 3 (EMAIL4): Pass" in texts[targets["server-3"]]
+    # The server's appendix starts there (its verdict is the reviewer's report's, not the document's).
+    assert "Server 3 (EMAIL4)\nServer 3 (EMAIL4): Performance" in texts[targets["server-3"]]
 
 
 # The Dell EMC SCv3020 ESRP 4.0 document (seed 002): each appendix report's Overall Test Result, and
@@ -128,6 +129,10 @@ def test_dellemc_document_prints_the_published_per_server_figures(dellemc_build:
         assert f"A.{i} {server} A.{i}.1 Test results" in pdf
         assert f"Machine Name {machine}" in pdf
     assert "Table 5 Server 1 test results Database I/O Value Database Disks Transfers/sec 433.496" in pdf
+    # Each server's verdict is the reviewer's report's, not the document's.
+    review = " ".join(_pdf_text(dellemc_build / "dellemc-review.pdf").split())
+    for server, machine in DELLEMC_SERVERS.items():
+        assert f"{server} {machine} Pass" in review
 
 
 def test_parallel_and_single_process_builds_agree(tmp_path: Path) -> None:
@@ -164,12 +169,17 @@ def test_failing_design_renders_fail_with_server_instance_and_rule(tmp_path: Pat
     assert "FAIL" in result.output and "Instance4760.1" in result.output
     allowed = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--allow-fail"])
     assert allowed.exit_code == 0, allowed.output
-    text = _pdf_text(tmp_path / "out" / "netapp.pdf")
+    # The verdict, the failed rule and the failing instance are the reviewer's report's.
+    text = _pdf_text(tmp_path / "out" / "netapp-review.pdf")
     summary = text[text.index("Fail: the design does not meet") :][:600]
     assert "3650-4" in summary and "Instance4760.1" in summary and "Database read average latency" in summary
-    assert re.search(r"Instance4760\.1\s*\(Fail\)\s*23\.079", text), "the appendix marks the failing row"
-    html = (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
+    assert re.search(r"Instance4760\.1\s*23\.08 ms \(Fail\)", text), "the review marks the failing instance"
+    html = (tmp_path / "out" / "netapp-review.html").read_text(encoding="utf-8")
     assert 'class="verdict fail"' in html and "Solution verdict: Fail" in html
+    # The vendor's document prints the figure as Jetstress does, with no mark of the verdict.
+    document = _pdf_text(tmp_path / "out" / "netapp.pdf")
+    assert re.search(r"Instance4760\.1\s*23\.079", document) and "(Fail)" not in document
+    assert "Solution verdict" not in (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
 
 
 HOSTILE = '<script>alert(1)</script><img src="file:///etc/passwd"> http://attacker.invalid/x.png'

@@ -1,4 +1,4 @@
-"""The document's Evidence notes are in readers' words; the diagnostics file beside it keeps the
+"""The reviewer's report's Evidence notes are in readers' words; the diagnostics file beside it keeps the
 readers' technical text (issue 22, item 4)."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_a_damaged_folder_is_noted_in_readers_words_and_diagnosed_in_full(tmp_pa
         app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--format", "html", "--allow-fail"]
     )
     assert result.exit_code in (0, 3), result.output
-    page = (tmp_path / "out" / "m.html").read_text(encoding="utf-8")
+    page = (tmp_path / "out" / "m-review.html").read_text(encoding="utf-8")  # the reviewer's report's notes
     notes = page[page.index('id="evidence-problems"') :]
     notes = html.unescape(re.sub(r"<[^>]+>", " ", notes[: notes.index("</table>")]))
     notes = " ".join(notes.split())

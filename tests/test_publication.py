@@ -1,5 +1,5 @@
 """Publication hygiene (issue 22, item 4): the PDF's metadata comes from the manifest, the tool's
-stamp can be left out, and the document prints no internal names."""
+stamp is the reviewer's report's (issue 32), and the document prints no internal names."""
 
 from __future__ import annotations
 
@@ -69,16 +69,25 @@ def test_stated_author_subject_and_keywords_win(tmp_path: Path) -> None:
     assert meta is not None
     assert (meta.author, meta.subject, meta["/Keywords"]) == ("A. Writer", "Sizing evidence", "ESRP, FAS2220")
     assert meta["/CreationDate"] == "D:20120601"  # published wins over tested
-    assert "/Creator" not in meta  # no generator without the stamp
+    assert "/Creator" not in meta  # the vendor's document names no generator
 
 
-def test_the_stamp_is_optional(tmp_path: Path, netapp_build: Path) -> None:
-    assert "Built by esrp-report" in (netapp_build / "netapp.html").read_text(encoding="utf-8")
-    manifest = _netapp_copy(tmp_path, "stamp = false")
-    _build(manifest, tmp_path / "out")
-    html = (tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")
-    assert "Built by esrp-report" not in html
-    assert 'name="generator"' not in html
+def test_the_stamp_is_the_reviewer_s_never_the_document_s(tmp_path: Path, netapp_build: Path) -> None:
+    """The tool's "Built by" line and generator name are the reviewer's report's: the vendor's
+    document carries neither, and a manifest's ``stamp`` (which once left them out) is warned of
+    as deprecated, with no effect."""
+    html = (netapp_build / "netapp.html").read_text(encoding="utf-8")
+    assert "Built by" not in html and 'name="generator"' not in html
+    review = (netapp_build / "netapp-review.html").read_text(encoding="utf-8")
+    assert "Built by esrp-report" in review and 'name="generator"' in review
+    review_pdf = "\n".join(
+        page.extract_text() for page in PdfReader(netapp_build / "netapp-review.pdf").pages
+    )
+    assert "Built by esrp-report" in review_pdf
+    manifest = _netapp_copy(tmp_path, "stamp = true")
+    result = runner.invoke(app, ["build", str(manifest), "-o", str(tmp_path / "out"), "--allow-fail"])
+    assert result.exit_code == 0, result.output
+    assert "[document] stamp is deprecated and has no effect" in " ".join(result.output.split())
     text = "\n".join(page.extract_text() for page in PdfReader(tmp_path / "out" / "netapp.pdf").pages)
     assert "Built by" not in text
 
@@ -132,15 +141,23 @@ def _model_keys() -> set[str]:
 def test_no_internal_names_in_the_document(vmax_build: Path, netapp_build: Path, tmp_path: Path) -> None:
     assert "db_reads_avg_bytes" in _model_keys()
     # The sample's evidence agrees with itself; a copy whose counter log disagrees shows how the
-    # largest figure that two sources give differently is named: as the report names it.
+    # largest figure that two sources give differently is named: as the report names it, in the
+    # reviewer's report (the vendor's document names no disagreement).
     disagreeing = tmp_path / "disagreeing"
     _build(vmax_with_a_disagreement(SAMPLES, tmp_path / "vmax"), disagreeing)
-    for html in (vmax_build / "vmax.html", netapp_build / "netapp.html", disagreeing / "vmax.html"):
+    for html in (
+        vmax_build / "vmax.html",
+        netapp_build / "netapp.html",
+        vmax_build / "vmax-review.html",
+        netapp_build / "netapp-review.html",
+        disagreeing / "vmax.html",
+        disagreeing / "vmax-review.html",
+    ):
         text = _reader_text(html.read_text(encoding="utf-8"))
         words = set(re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text))
         assert not words, (html.name, sorted(words))
         assert not _model_keys() & set(re.findall(r"\b\w+\b", text)), html.name
-    text = _reader_text((disagreeing / "vmax.html").read_text(encoding="utf-8"))
+    text = _reader_text((disagreeing / "vmax-review.html").read_text(encoding="utf-8"))
     # The planted Total read size moves the transactional one (worked out from it) the most.
     assert "Transactional I/O Performance, Instance3100.3, I/O Database Reads Average Bytes" in text
 
@@ -173,7 +190,8 @@ def test_a_fractional_target_keeps_its_decimals() -> None:
 
 def test_reading_notes_go_to_the_diagnostics_file(tmp_path: Path) -> None:
     """A parser note ("1 cell(s) beyond the header not used") is in the diagnostics file beside
-    the document, and the document says so in readers' words."""
+    the document, and the reviewer's report says so in readers' words (the vendor's document
+    not at all)."""
     manifest = _netapp_copy(tmp_path, "")
     report = tmp_path / "3650-4" / "Performance_2012_4_25_15_29_35.html"
     html = report.read_text(encoding="utf-8")
@@ -183,9 +201,13 @@ def test_reading_notes_go_to_the_diagnostics_file(tmp_path: Path) -> None:
     _build(manifest, tmp_path / "out")
     diagnostics = (tmp_path / "out" / "netapp-diagnostics.txt").read_text(encoding="utf-8")
     assert "1 cell(s) beyond the header not used" in diagnostics
-    text = " ".join(_reader_text((tmp_path / "out" / "netapp.html").read_text(encoding="utf-8")).split())
+    text = " ".join(
+        _reader_text((tmp_path / "out" / "netapp-review.html").read_text(encoding="utf-8")).split()
+    )
     assert "beyond the header" not in text and "cell(s)" not in text
     assert "the build's diagnostics file lists it" in text
+    document = _reader_text((tmp_path / "out" / "netapp.html").read_text(encoding="utf-8"))
+    assert "diagnostics" not in document
 
 
 def test_no_diagnostics_file_without_diagnostics(netapp_build: Path) -> None:

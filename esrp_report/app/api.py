@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from esrp_report.model.sizing import SizingResult
     from esrp_report.model.trends import PublishedTable
     from esrp_report.render.document import Document
-    from esrp_report.render.html import PrintPart
+    from esrp_report.render.html import EvidenceFile, PrintPart
     from esrp_report.render.pdf import PartJob, PartResult
 
 
@@ -131,6 +131,7 @@ class BuildResult:
     placeholders: list[Placeholder] = field(default_factory=list)
     # Why the verdict is not PASS, one line each (SolutionAssessment.blocking); empty for PASS.
     blocking: list[str] = field(default_factory=list)
+    deprecated: list[str] = field(default_factory=list)  # manifest keys still read but no longer used
 
 
 FORMATS = ("html", "pdf")
@@ -257,7 +258,10 @@ def build(
     allow_linked_files: bool = False,
     draft: bool = False,
 ) -> BuildResult:
-    """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``.
+    """Manifest + results folders -> HTML and/or PDF solution document under ``out_dir``, and
+    beside it the reviewer's report (``<stem>-review.html`` / ``.pdf``): the vendor's document
+    holds what a published ESRP document holds; the tool's verdicts, evidence notes and provenance
+    are the review's.
 
     ``jobs``: processes for laying out the PDF and drawing charts (default: one, this process).
     A worker process runs the calling script's top level again before it starts (forkserver and
@@ -267,7 +271,8 @@ def build(
     ``allow_linked_files``: the manifest's files may be hard links or on another device (the
     person running the build vouches for them; see files/safe.py).
     ``draft``: build a manifest that still holds ``TODO(vendor)`` placeholders (listed in the
-    result) instead of refusing it with an InputError naming each."""
+    result) instead of refusing it with an InputError naming each; every page of the document
+    and the review is marked "DRAFT"."""
     from concurrent.futures.process import BrokenProcessPool
 
     from esrp_report.analysis.sizing import sized_manifest
@@ -288,7 +293,12 @@ def build(
             expected="the vendor's text in each (or --draft for a draft with them)",
         )
     stem = manifest_path.stem
-    outputs = [out_dir / f"{stem}.html", out_dir / f"{stem}.pdf", out_dir / f"{stem}-diagnostics.txt"]
+    outputs = [
+        out_dir / f"{stem}.html",
+        out_dir / f"{stem}.pdf",
+        *(out_dir / f"{stem}{REVIEW_SUFFIX}.{kind}" for kind in FORMATS),
+        out_dir / f"{stem}-diagnostics.txt",
+    ]
     refuse_overwriting(outputs, _build_inputs(manifest, manifest_path))
     progress(f"read {manifest_path.name}: {len(manifest.servers)} servers")
     jobs = max(1, jobs if jobs is not None else 1)
@@ -303,6 +313,7 @@ def build(
                 progress=progress,
                 jobs=jobs,
                 pool=pool,
+                draft=draft,
             )
     except BrokenProcessPool:
         # Not a user's input error but the caller's program: said as what to change in it.
@@ -312,6 +323,11 @@ def build(
             "(each worker runs the script's top level again), or use jobs=1"
         ) from None
     built.placeholders = left
+    if manifest.document.stamp is not None:
+        built.deprecated.append(
+            "[document] stamp is deprecated and has no effect: the vendor's document never carries "
+            "the tool's stamp, the reviewer's report always does; remove the key"
+        )
     return built
 
 
@@ -330,19 +346,22 @@ def _build(
     progress: Callable[[str], None],
     jobs: int,
     pool: ProcessPoolExecutor | None,
+    draft: bool,
 ) -> BuildResult:
     from esrp_report.analysis.assess import assess_server, combine
     from esrp_report.analysis.rules import load_rules, loosened_problems
     from esrp_report.render.charts import draw
     from esrp_report.render.document import build_document, diagnostics_text
     from esrp_report.render.html import (
+        TEMPLATES,
         appendix_title,
         chart_plan,
         iter_print,
         render_html,
+        render_review,
         top_level_titles,
     )
-    from esrp_report.render.pdf import PdfJoiner, render_part
+    from esrp_report.render.pdf import PartJob, PdfJoiner, render_part
     from esrp_report.render.slots import fill_charts
 
     base = Path(manifest.path).resolve().parent
@@ -363,7 +382,7 @@ def _build(
         if pool is not None and "pdf" in formats and in_appendix and not numbered:
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
-            part = _early_appendix(manifest, servers, rules, labels, when)
+            part = _early_appendix(manifest, servers, rules, labels, when, draft=draft)
             early[part.anchor] = (part, pool.submit(render_part, _part_job(part, tree)))
     progress(f"read the evidence of {len(solution.servers)} machines")
     stated = refuse_unexplained_differences(manifest, solution, labels)
@@ -387,15 +406,24 @@ def _build(
         progress(f"laying out the PDF in pieces on {jobs} core{'s' if jobs > 1 else ''}")
         # The body, the longest piece, goes before any early appendix that has not started yet.
         waiting = [anchor for anchor, (_, future) in early.items() if future.cancel()]
-        for part in iter_print(doc, generated=when, plan=plan):
+        for part in iter_print(doc, generated=when, plan=plan, draft=draft):
             parts.append(part)
             guess = early.get(part.anchor)
             if guess is not None and part.anchor not in waiting and _same_part(guess[0], part):
                 pending.append(guess[1])
             elif pool is not None:
                 pending.append(pool.submit(render_part, _part_job(part, tree)))
+    # The reviewer's report is laid out by a worker too, beside the document's pieces.
+    files = evidence_files(doc)
+    review: Future[PartResult] | None = None
+    if "pdf" in formats:
+        page = render_review(doc, generated=when, files=files, for_pdf=True, draft=draft)
+        job = PartJob(page, [], [tree.root, TEMPLATES], tree.root, tree)
+        review = pool.submit(render_part, job) if pool is not None else None
     # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
-    screen = render_html(doc, generated=when, plan=plan, drawn=None) if "html" in formats else None
+    screen = (
+        render_html(doc, generated=when, plan=plan, drawn=None, draft=draft) if "html" in formats else None
+    )
     if "pdf" in formats:
         joiner = PdfJoiner()
         for i, part in enumerate(parts):
@@ -417,6 +445,15 @@ def _build(
         result.files.append(target)
         result.pages = joined.pages
         progress(f"wrote {target} ({joined.pages} pages)")
+        laid_out = review.result() if review is not None else render_part(job)
+        reviewer = PdfJoiner()
+        reviewer.add(laid_out)
+        target = out_dir / f"{stem}{REVIEW_SUFFIX}.pdf"
+        write_output(
+            target, reviewer.finish(appendix_title="", anchors=[()], number_from=1).pdf, result.files
+        )
+        result.files.append(target)
+        progress(f"wrote {target} ({laid_out.pages} pages)")
     if screen is not None:
         missing = [spec for spec in plan.all() if spec.key not in drawn]
         keys = [spec.key for spec in missing]
@@ -425,7 +462,44 @@ def _build(
         write_output(target, fill_charts(screen, drawn, for_pdf=False), result.files)
         result.files.insert(0, target)
         progress(f"wrote {target}")
+        target = out_dir / f"{stem}{REVIEW_SUFFIX}.html"
+        write_output(
+            target, render_review(doc, generated=when, files=files, for_pdf=False, draft=draft), result.files
+        )
+        result.files.insert(1, target)
+        progress(f"wrote {target}")
     return result
+
+
+REVIEW_SUFFIX = "-review"  # <stem>-review.html and .pdf: the reviewer's report beside the document
+
+
+def evidence_files(doc: Document) -> list[EvidenceFile]:
+    """Every evidence file the build read, by server in document order, each once: its name
+    relative to the manifest's folder (as the manifest's results folders give it) and its size
+    now (None when it is gone since)."""
+    from esrp_report.render.html import EvidenceFile
+
+    base = Path(doc.manifest.path).resolve().parent
+    seen: set[str] = set()
+    out: list[EvidenceFile] = []
+    for view in doc.servers:
+        for rv in view.runs:
+            for source in rv.run.sources:
+                if source in seen:
+                    continue
+                seen.add(source)
+                path = Path(source)
+                try:
+                    name = path.relative_to(base).as_posix()
+                except ValueError:
+                    name = source
+                try:
+                    size: int | None = path.stat().st_size
+                except OSError:
+                    size = None
+                out.append(EvidenceFile(view.label, name, size))
+    return out
 
 
 def _build_inputs(manifest: Manifest, manifest_path: Path) -> list[Path]:
@@ -502,6 +576,8 @@ def _early_appendix(
     rules: list[Rule],
     labels: dict[str, str],
     when: datetime,
+    *,
+    draft: bool = False,
 ) -> PrintPart:
     """The appendix of the last server read, from a document of the servers read so far."""
     from esrp_report.analysis.assess import combine
@@ -511,7 +587,7 @@ def _early_appendix(
     # An appendix piece prints no stated differences: none are worked out for it.
     doc = build_document(manifest, combine("", servers, []), rules, labels, stated=[])
     view = doc.servers[-1]
-    return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)))
+    return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)), draft=draft)
 
 
 def _same_part(guess: PrintPart, final: PrintPart) -> bool:

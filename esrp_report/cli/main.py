@@ -237,16 +237,20 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     draft: Annotated[
         bool,
         typer.Option(
-            "--draft", help="Build even though TODO(vendor) placeholders are left (each is warned of)."
+            "--draft",
+            help="Build even though TODO(vendor) placeholders are left (each is warned of); "
+            'every page is marked "DRAFT".',
         ),
     ] = False,
 ) -> None:
-    """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders.
+    """Build the ESRP solution document (HTML and PDF) from a manifest and its results folders,
+    and beside it the reviewer's report (NAME-review.html and .pdf: verdicts, evidence notes,
+    disagreements, what was not evaluated, the files read).
 
     Exit status: 0 pass, 1 the design fails, 3 incomplete (a rule not evaluated or evaluated on
     damaged data; each reason is printed), 2 unusable input, or a manifest that still holds
-    TODO(vendor) placeholders (each is named; --draft builds it with a warning); --allow-fail
-    gives 0 for a draft of a failing or incomplete one.
+    TODO(vendor) placeholders (each is named; --draft builds it with a warning, every page marked
+    DRAFT); --allow-fail gives 0 for a draft of a failing or incomplete one.
     """
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
@@ -274,13 +278,15 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
         console.print(styled(("PDF engine warning:", "yellow"), " ", warning))
     for url in result.refused:
         console.print(styled(("refused to fetch:", "yellow"), " ", url))
+    for line in result.deprecated:
+        console.print(styled(("manifest:", "yellow"), " ", line))
     for left in result.placeholders:  # only a --draft gets here with any
         console.print(styled(("draft: placeholder left:", "yellow"), " ", left.describe()))
     errors = [p for p in doc.problems if p.severity == "error"]
     if errors or doc.disagreements:
         console.print(
             f"{len(doc.problems)} evidence notes ({len(errors)} errors) and {len(doc.disagreements)} "
-            "disagreements are listed in the document's Evidence notes."
+            "disagreements are listed in the reviewer's report's Evidence notes."
         )
     for failure in doc.failures:
         console.print(

@@ -579,7 +579,9 @@ class DocumentInfo:
     author: str = ""
     subject: str = ""
     keywords: str = ""
-    stamp: bool = True  # the title page's "Built by esrp-report ..." line
+    # Deprecated: the vendor's document never carries the tool's "Built by esrp-report" line and
+    # the reviewer's report always does; a stated value is only warned of (None: not stated).
+    stamp: bool | None = None
 
 
 @dataclass

@@ -18,18 +18,16 @@ from esrp_report.render.document import RunView
 from esrp_report.render.jetstress_text import (
     TABLE_COLUMNS,
     duration,
-    figure_name,
-    table_name,
     timestamp,
 )
 
 
 @dataclass(frozen=True)
 class AppendixRow:
-    """One row of an appendix table as printed text; ``failing`` marks a row that failed a rule."""
+    """One row of an appendix table as printed text, as Jetstress prints it: the vendor's document
+    carries no mark of the tool's verdict (a failed rule is the reviewer's report's)."""
 
     cells: tuple[str, ...]
-    failing: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,6 @@ class AppendixTable:
     numeric: tuple[bool, ...]  # per column: right-aligned figures
     rows: tuple[AppendixRow, ...]
     wide: bool = False  # a per-instance table with many columns
-    shares: tuple[float, ...] = ()  # the columns' widths in percent, when the defaults do not fit
 
     @property
     def widths(self) -> tuple[float, ...]:
@@ -52,8 +49,6 @@ class AppendixTable:
         key/value table gives the value the larger part; other tables give a text column about
         twice a figure's room (counter names, paths and figure names wrap within it)."""
         count = len(self.numeric)
-        if self.shares:
-            return self.shares
         if count == 1:
             return (100.0,)
         if self.wide:
@@ -79,15 +74,14 @@ def _plain(
     title: str,
     headings: tuple[str, ...],
     rows: list[AppendixRow],
-    text_columns: int = 1,
-    shares: tuple[float, ...] = (),
 ) -> AppendixTable:
-    numeric = (False,) * text_columns + (True,) * (len(headings) - text_columns)
-    return AppendixTable(title, headings, numeric, tuple(rows), shares=shares)
+    numeric = (False,) + (True,) * (len(headings) - 1)
+    return AppendixTable(title, headings, numeric, tuple(rows))
 
 
 def appendix_tables(rv: RunView) -> list[AppendixTable]:
-    """Every table of one test report, in the order Jetstress prints them."""
+    """Every table of one test report, in the order Jetstress prints them (where its figures and a
+    counter log's differ is the reviewer's report's, render/review.py)."""
     run = rv.run
     tables: list[AppendixTable] = []
     if run.summary:
@@ -125,13 +119,7 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
             continue
         columns = instance_columns(kind)
         rows = [
-            AppendixRow(
-                (
-                    row.instance + (" (Fail)" if row.instance in rv.failing_instances else ""),
-                    *(fmt_number(row.values.get(key), 3) for _, key in columns),
-                ),
-                failing=row.instance in rv.failing_instances,
-            )
+            AppendixRow((row.instance, *(fmt_number(row.values.get(key), 3) for _, key in columns)))
             for row in table.rows
         ]
         headings = ("MSExchange Database ==> Instances", *(h for h, _ in columns))
@@ -198,8 +186,7 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
                             fmt_number(c.bad_pages, 0),
                             fmt_number(c.correctable_pages, 0),
                             fmt_number(c.wrong_page_number_pages, 0),
-                        ),
-                        failing=bool(c.bad_pages),
+                        )
                     )
                     for c in run.checksum
                 ],
@@ -216,29 +203,6 @@ def appendix_tables(rv: RunView) -> list[AppendixTable]:
                     )
                     for h in run.host
                 ],
-            )
-        )
-    if rv.disagreements:
-        tables.append(
-            _plain(
-                "Where the report and its counter log disagree",
-                ("Table", "Instance", "Figure", "Report", "Counter log"),
-                [
-                    AppendixRow(
-                        (
-                            table_name(d.table),
-                            d.instance,
-                            figure_name(d.metric),
-                            fmt_number(d.first_value, 3),
-                            fmt_number(d.second_value, 3),
-                        )
-                    )
-                    for d in rv.disagreements
-                ],
-                text_columns=3,  # table, instance and figure are names
-                # each row on one line: the longest figure name ("I/O Database Reads Average
-                # Latency (msec)") fits its column
-                shares=(22.0, 13.0, 39.0, 13.0, 13.0),
             )
         )
     return tables

@@ -53,7 +53,8 @@ def _place(fig: Figure, bottom: float = 0.2, right: float = 0.98) -> None:
 def _svg(fig: Figure, prefix: str, *, close: bool = True) -> str:
     """A laid-out figure as inline SVG text, its ids prefixed with ``prefix``."""
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "esrp-report"})
+    # No creator: a chart of the vendor's document names no tool (its date would make builds differ).
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     if close:
         _pyplot().close(fig)
     text = buffer.getvalue()

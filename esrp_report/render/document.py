@@ -127,8 +127,9 @@ class SummaryTable:
 
 @dataclass
 class Failure:
-    """A failed rule for the document, printed: server, test, instance, the rule, the value and the limit with
-    units, and where the value came from."""
+    """One rule judged, printed for the reviewer's report: server, test, instance, the rule, the
+    value and the limit with units, where the value came from, and (for a result that is not a
+    failure) its status and why. ``Document.failures`` holds the failed ones."""
 
     server: str
     run_kind: str
@@ -138,6 +139,8 @@ class Failure:
     value: str
     limit: str
     source: str
+    status: Status = Status.FAIL
+    reason: str = ""  # why a rule was not evaluated, or the caveat of a result on damaged evidence
 
 
 @dataclass
@@ -158,8 +161,31 @@ class RunView:
     run: Run
     status: Status
     failures: list[Failure]
-    failing_instances: set[str]
     disagreements: list[Disagreement]
+    judged: list[Failure] = field(default_factory=list)  # every rule result of the run, printed
+
+    @property
+    def whole_test(self) -> list[Failure]:
+        """The rules judged on the whole test (IOPS, Jetstress' own result, event logs)."""
+        return [f for f in self.judged if f.instance is None]
+
+    @property
+    def instance_grid(self) -> tuple[list[tuple[Failure, str]], list[tuple[str, list[Failure | None]]]]:
+        """The rules judged per database instance as a grid for the reviewer's report: one
+        column per rule (its first result gives its name and limit, beside where its values came
+        from), one row per instance in the order judged, each cell that rule's result on that
+        instance (None: not judged)."""
+        heads: dict[str, Failure] = {}
+        sources: dict[str, dict[str, None]] = {}
+        cells: dict[str, dict[str, Failure]] = {}
+        for f in self.judged:
+            if f.instance is None:
+                continue
+            heads.setdefault(f.rule_id, f)
+            sources.setdefault(f.rule_id, {})[f.source or "no value"] = None
+            cells.setdefault(f.instance, {})[f.rule_id] = f
+        columns = [(head, ", ".join(sources[rule])) for rule, head in heads.items()]
+        return columns, [(instance, [row.get(rule) for rule in heads]) for instance, row in cells.items()]
 
 
 @dataclass
@@ -217,12 +243,37 @@ class Document:
     server_facts: list[list[str]] = field(default_factory=list)
     # One results table per server (the ESRP 4.0 form's "Server 1 test results"): a "Value" column.
     server_tables: list[SummaryTable] = field(default_factory=list)
+    # What keeps the verdict from PASS, one line each (SolutionAssessment.blocking): the review's.
+    blocking: list[str] = field(default_factory=list)
 
     @property
     def form(self) -> Form:
         """The form the document is printed in, by its ESRP and Exchange versions."""
         info = self.manifest.document
         return form_for(info.esrp_version, info.exchange_version)
+
+    @property
+    def unchecked(self) -> list[Failure]:
+        """Every rule result that is neither a plain pass nor a fail: not evaluated, or passed
+        only on damaged evidence, each with why (the reviewer's report lists them)."""
+        return [
+            f
+            for view in self.servers
+            for rv in view.runs
+            for f in rv.judged
+            if f.status in {Status.NOT_EVALUATED, Status.INCOMPLETE}
+        ]
+
+    @property
+    def not_checked(self) -> list[Statement]:
+        """The reliability statements the evidence could not decide (no event logs, no checksum
+        or backup report): the reviewer's, never the vendor's document."""
+        return [s for s in self.reliability if s.status == "unknown"]
+
+    @property
+    def stated_reliability(self) -> list[Statement]:
+        """The reliability statements the evidence decides, as the vendor's document prints them."""
+        return [s for s in self.reliability if s.status != "unknown"]
 
     @property
     def reading_notes(self) -> list[Problem]:
@@ -281,15 +332,20 @@ def _generation(server: ServerAssessment, kind: TestKind) -> Generation:
 
 def _failure(result: RuleResult, label: str, conv: Convention) -> Failure:
     decimals = conv.latency_decimals if result.unit == "ms" else conv.io_decimals
+    threshold = (
+        "" if result.threshold is None else fmt_number(result.threshold, decimals, thousands=conv.thousands)
+    )
     return Failure(
         server=label,
         run_kind=result.run_kind,
         instance=result.instance,
         rule=result.description,
         rule_id=result.rule_id,
-        value=f"{conv.figure(result.value, decimals)} {result.unit}".strip(),
-        limit=f"{result.operator} {conv.figure(result.threshold, decimals)} {result.unit}".strip(),
+        value="—" if result.value is None else f"{conv.figure(result.value, decimals)} {result.unit}".strip(),
+        limit=f"{result.operator} {threshold} {result.unit}".strip() if threshold else "—",
         source=result.evidence,
+        status=result.status,
+        reason=result.reason or result.caveat,
     )
 
 
@@ -558,15 +614,16 @@ def _reliability(assessment: SolutionAssessment, conv: Convention) -> list[State
 
 
 def _run_view(ra: RunAssessment, label: str, anchor: str, conv: Convention) -> RunView:
-    failures = [_failure(r, label, conv) for r in ra.results if r.status is Status.FAIL]
+    judged = [_failure(r, label, conv) for r in ra.results]
+    failures = [f for f in judged if f.status is Status.FAIL]
     return RunView(
         anchor=anchor,
         title=f"{label} ({ra.run.machine}): {ra.run.kind.value}",
         run=ra.run,
         status=ra.status,
         failures=failures,
-        failing_instances={f.instance for f in failures if f.instance},
         disagreements=list(ra.disagreements),
+        judged=judged,
     )
 
 
@@ -753,6 +810,7 @@ def build_document(
         convention=conv,
         verdict=assessment.status,
         verdict_reason=assessment.reason,
+        blocking=list(assessment.blocking),
         profile_rows=_profile_rows(manifest, assessment, conv, problems),
         performance_tables=_per_server_tables(TestKind.PERFORMANCE, servers, rules, conv),
         aggregate_table=_aggregate_table(performance, rules, conv, [s for _, s in servers])

@@ -530,7 +530,14 @@ def _column_sum(table: m.InstanceTable, key: str) -> float:
 
 
 def _render(
-    doc: Document, name: str, *, generated: datetime, for_pdf: bool, plan: ChartPlan, **extra: Any
+    doc: Document,
+    name: str,
+    *,
+    generated: datetime,
+    for_pdf: bool,
+    plan: ChartPlan,
+    draft: bool = False,
+    **extra: Any,
 ) -> str:
     manifest_dir = Path(doc.manifest.path).resolve().parent
     override = _override_folder(manifest_dir, doc.manifest.template_override)
@@ -546,7 +553,9 @@ def _render(
     try:
         env.new_render()
         template = env.get_template(name)
-        return _fill(template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, **extra)
+        return _fill(
+            template, doc, generated=generated, for_pdf=for_pdf, plan=plan, logo=logo, draft=draft, **extra
+        )
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(
             exc.filename or name, exc.message or "syntax error", location=f"line {exc.lineno}"
@@ -594,10 +603,12 @@ def _fill(
     for_pdf: bool,
     plan: ChartPlan,
     logo: str | None,
+    draft: bool,
     **extra: Any,
 ) -> str:
     headings = outline(doc)
     return template.render(
+        draft=draft,
         doc=doc,
         m=doc.manifest,
         conv=doc.convention,
@@ -632,14 +643,25 @@ def _fill(
 
 
 def render_html(
-    doc: Document, *, generated: datetime, plan: ChartPlan | None = None, drawn: dict[str, str] | None = None
+    doc: Document,
+    *,
+    generated: datetime,
+    plan: ChartPlan | None = None,
+    drawn: dict[str, str] | None = None,
+    draft: bool = False,
 ) -> str:
     """The whole document as one self-contained HTML file. Charts come drawn (``drawn``, by key);
     with ``drawn=None`` their markers stay in place for ``fill_charts``. Without a plan the
-    document has no charts."""
+    document has no charts. ``draft`` marks it "DRAFT" (partials/draft.html)."""
     html, _ = number_captions(
         _render(
-            doc, doc.form.template, generated=generated, for_pdf=False, plan=plan or ChartPlan(), part="all"
+            doc,
+            doc.form.template,
+            generated=generated,
+            for_pdf=False,
+            plan=plan or ChartPlan(),
+            draft=draft,
+            part="all",
         ),
         whole=doc.form.numbered,
     )
@@ -663,22 +685,29 @@ class PrintPart:
         return (*self.opens, self.anchor) if self.anchor else self.opens
 
 
-def render_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = None) -> list[PrintPart]:
+def render_print(
+    doc: Document, *, generated: datetime, plan: ChartPlan | None = None, draft: bool = False
+) -> list[PrintPart]:
     """The printable document in pieces that can be laid out in parallel: the body (title page
-    to the start of Appendix A) and one piece per server's appendix, in document order."""
-    return list(iter_print(doc, generated=generated, plan=plan))
+    to the start of Appendix A) and one piece per server's appendix, in document order; with
+    ``draft`` each piece marks every page of its own "DRAFT"."""
+    return list(iter_print(doc, generated=generated, plan=plan, draft=draft))
 
 
-def iter_print(doc: Document, *, generated: datetime, plan: ChartPlan | None = None) -> Iterator[PrintPart]:
+def iter_print(
+    doc: Document, *, generated: datetime, plan: ChartPlan | None = None, draft: bool = False
+) -> Iterator[PrintPart]:
     """``render_print`` one piece at a time, so each can be handed to a worker as soon as it is
     rendered."""
     plan = plan or ChartPlan()
     body, captions = number_captions(
-        _render(doc, doc.form.template, generated=generated, for_pdf=True, plan=plan, part="body")
+        _render(
+            doc, doc.form.template, generated=generated, for_pdf=True, plan=plan, draft=draft, part="body"
+        )
     )
     yield PrintPart(body, list(plan.solution))
     for view in doc.appendix_views:
-        part = appendix_part(doc, view, generated=generated, plan=plan, before=captions)
+        part = appendix_part(doc, view, generated=generated, plan=plan, before=captions, draft=draft)
         captions = [*captions, *part.captions]
         yield part
 
@@ -690,6 +719,7 @@ def appendix_part(
     generated: datetime,
     plan: ChartPlan,
     before: Sequence[Caption] | None = None,
+    draft: bool = False,
 ) -> PrintPart:
     """One server's appendix as a piece of the PDF; the first server's opens with the appendix's
     heading and introduction, so that they do not stand alone on a page. A form that numbers its
@@ -703,6 +733,7 @@ def appendix_part(
         generated=generated,
         for_pdf=True,
         plan=plan,
+        draft=draft,
         view=view,
         part="appendix",
         intro=intro,
@@ -719,4 +750,42 @@ def appendix_part(
         title=f"{view.label} ({view.machine})",
         captions=captions,
         opens=opens,
+    )
+
+
+@dataclass(frozen=True)
+class EvidenceFile:
+    """One evidence file a build read, for the reviewer's report: the server it is of, its name as
+    given (relative to the manifest's folder when inside it) and its size in bytes (None: gone
+    since it was read)."""
+
+    server: str
+    name: str
+    size: int | None
+
+
+REVIEW_TEMPLATE = "review.html"
+
+
+def render_review(
+    doc: Document,
+    *,
+    generated: datetime,
+    files: Sequence[EvidenceFile],
+    for_pdf: bool,
+    draft: bool = False,
+) -> str:
+    """The reviewer's report beside the vendor's document, from the same ``Document``: the
+    verdicts (solution, server, test, each rule on each instance with its value and limit), the
+    evidence notes and disagreements, what was not evaluated and why, and every evidence file read
+    (``files``). One page, laid out in one piece (it has no appendix to join)."""
+    return _render(
+        doc,
+        REVIEW_TEMPLATE,
+        generated=generated,
+        for_pdf=for_pdf,
+        plan=ChartPlan(),
+        draft=draft,
+        files=list(files),
+        part="review",
     )

@@ -297,7 +297,8 @@ def _read_document(r: _Reader, doc: dict[str, Any]) -> tuple[DocumentInfo, str]:
     for k in ("vendor", "product", "title"):
         if not text[k].strip():
             raise r.fail(f"[document] {k}", f"missing key {k!r}", expected="non-empty text")
-    info = DocumentInfo(**text, stamp=r.get(doc, "[document]", "stamp", bool, default=True))
+    stamp = r.get(doc, "[document]", "stamp", bool) if "stamp" in doc else None
+    info = DocumentInfo(**text, stamp=stamp)
     return info, r.get(doc, "[document]", "convention", str, default="esrp-" + info.esrp_version)
 
 
