@@ -681,7 +681,10 @@ def short_column_names(html: str) -> set[str]:
 
 def test_a_short_column_name_is_never_wrapped(built: Built) -> None:
     names = short_column_names(built.html)
-    assert any(n.startswith("Server") for n in names) or built.name == "netapp", names
+    # NetApp tests one server; the ESRP 4.0 form (Dell EMC) prints one table per server, headed
+    # by the figure's name and "Value": no table of theirs has a column per server.
+    assert any(n.startswith("Server") for n in names) or built.name in {"netapp", "dellemc"}, names
+    assert names, f"{built.name}: the short column names are found"
     colour = primary_colour(built.html)
     wrapped = {page.number: found for page in built.pages if (found := wrapped_names(page, colour, names))}
     assert not wrapped, f"{built.name}: short column names wrapped, by page: {wrapped}"
@@ -761,7 +764,9 @@ def test_no_heading_is_repeated_as_its_caption(built: Built) -> None:
         for c in root.iter("caption")
         if (c.get("class") or "").startswith("heading-")
     ]
-    assert standing_in, f"{built.name}: captions stand in for headings"
+    # The 3.0 form's captions stand in for the headings they repeated; the ESRP 4.0 form (Dell EMC)
+    # heads its tables by numbered sections and captions them "Table N ...", as seed 002 does.
+    assert standing_in or built.name == "dellemc", f"{built.name}: captions stand in for headings"
     assert all(title in outline for title in standing_in), (
         f"{built.name}: captions missing from the bookmarks: {set(standing_in) - outline}"
     )

@@ -104,7 +104,7 @@ def achieved_vs_target_figure(
     plt = _pyplot()
     fig: Figure
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(6.6, 2.6))
+        fig, ax = plt.subplots(figsize=(6.6, 2.2))
         xs = range(len(labels))
         ax.bar(xs, [a or 0 for a in achieved], color=PALETTE[0], label="achieved")
         ax.scatter(
@@ -135,7 +135,7 @@ def iops_split_figure(labels: Sequence[str], parts: Mapping[str, Sequence[float]
     plt = _pyplot()
     fig: Figure
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(6.6, 2.6))
+        fig, ax = plt.subplots(figsize=(6.6, 2.2))
         xs = list(range(len(labels)))
         bottom = [0.0] * len(labels)
         for i, (name, values) in enumerate(parts.items()):

@@ -49,7 +49,9 @@ _INLINE_TAGS = frozenset(
         "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u", "var", "wbr",
     }
 )  # fmt: skip
-_SKIPPED_TAGS = frozenset({"script", "style", "head", "noscript", "template", "title", "caption"})
+# An inline SVG is a drawing (a chart's tick labels and legend), not the document's text: its
+# words read as text made rows of "Server 10", "0", "500", ... that no table holds.
+_SKIPPED_TAGS = frozenset({"script", "style", "head", "noscript", "template", "title", "caption", "svg"})
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _DURATION = re.compile(r"^(?:(?P<d>\d+)\.)?(?P<h>\d+):(?P<m>\d{1,2}):(?P<s>\d{1,2}(?:\.\d+)?)$")
