@@ -114,3 +114,28 @@ def test_a_line_at_the_page_edges_that_only_starts_alike_is_not_taken_for_a_titl
     )
     lines = [line.raw.strip() for line in pdf_lines(HTML(string=html).write_pdf(), "rows.pdf")]
     assert len([line for line in lines if line.startswith("Average Database Disk Read Latency")]) == 6, lines
+
+
+def test_a_text_copied_out_of_a_pdf_is_read_by_its_pages() -> None:
+    """A text a viewer or converter made of a PDF keeps each page's "Page n of N" line: its pages
+    are found by them, and its running title, footer and a split table's repeated header are left
+    out as the PDF reader leaves them out; the lines keep their numbers in the text."""
+    from esrp_report.ingest.documents.lines import document_lines
+
+    header = "MSExchange Database ==> Instances I/O Log Reads/sec"
+    page = [f"{TITLE} Appendix A", "Contoso Page {n} of 4"]
+    text_rows = [f"Instance2908.{k} 0.44{k}" for k in range(1, 9)]
+    parts = ["Intro", *page[:1], page[1].format(n=1), "Text", *page[:1], page[1].format(n=2)]
+    parts += ["Log Replication I/O Performance", header, *text_rows[:4], *page[:1], page[1].format(n=3)]
+    parts += [header, *text_rows[4:], "After", *page[:1], page[1].format(n=4)]
+    lines, kind = document_lines("\n".join(parts).encode(), "copied.txt")
+    assert kind == "text"
+    raws = [line.raw for line in lines]
+    assert not [r for r in raws if r.startswith((TITLE, "Contoso Page"))], raws
+    at = raws.index(header)
+    assert raws[at + 1 : at + 9] == text_rows and raws.count(header) == 1
+    # Line numbers are the text's own.
+    assert [line.no for line in lines if line.raw == "After"] == [parts.index("After") + 1]
+    # Without page-number lines nothing is dropped.
+    plain, _ = document_lines("\n".join([header, *text_rows, header]).encode(), "plain.txt")
+    assert len(plain) == 10

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from esrp_report.ingest.documents.cells import clean_line
 from esrp_report.ingest.documents.html import html_lines
-from esrp_report.ingest.documents.pdf import pdf_lines
+from esrp_report.ingest.documents.pdf import paged_lines, pdf_lines, text_pages
 from esrp_report.ingest.text import binary_kind, decode_bytes
 from esrp_report.model import DocLine
 from esrp_report.model.errors import InputError
@@ -40,6 +40,11 @@ def document_lines(data: bytes, source: str) -> tuple[list[DocLine], str]:
     if any(mark in head for mark in ("<html", "<body", "<!doctype html")):
         return [clean_line(line) for line in html_lines(text, source)], "html"
     kind = "markdown" if _MARKDOWN.search(text[:200_000]) else "text"
+    pages = text_pages(text)
+    if pages is not None:
+        # Copied out of a PDF: its pages' running titles and footers, and a table's header printed
+        # again on the next page, are left out as the PDF reader leaves them out.
+        return [clean_line(line) for line in paged_lines(pages)], kind
     return [clean_line(DocLine(no, raw)) for no, raw in enumerate(text_lines(text), start=1)], kind
 
 

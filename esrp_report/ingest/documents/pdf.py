@@ -104,6 +104,13 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
         raise UnsupportedFormatError(
             source, f"the PDF cannot be read: {exc}", location="whole file"
         ) from None
+    return paged_lines(pages)
+
+
+def paged_lines(pages: list[str]) -> list[DocLine]:
+    """The lines of a document's pages, numbered across them, its running headers and footers
+    left out and a table's header row printed again over its rows on the next page read once.
+    A PDF's pages are its own; a text's are found by its page-number lines (``text_pages``)."""
     furniture = _Furniture(pages)
     lines: list[DocLine] = []
     number = 0
@@ -128,6 +135,30 @@ def pdf_lines(data: bytes, source: str) -> list[DocLine]:
                 continue  # "Server\n10": a header cell wrapped in a narrow column
             lines.append(DocLine(number, raw.rstrip(), page=page_number))
     return lines
+
+
+def text_pages(text: str) -> list[str] | None:
+    """A text's pages when it shows them — a text copied out of a PDF viewer or a converter keeps
+    each page's "Page n of N" line, or a form feed between pages — else None. A page ends after
+    its form feed or its page-number line; the lines (and their numbers) are those of
+    ``str.splitlines``."""
+    footers = len(_PAGE_FOOTER.findall(text, 0, limits.MAX_DOCUMENT_BYTES))
+    if footers < _LEAST_PAGES and text.count("\f") < _LEAST_PAGES:
+        return None
+    pages: list[str] = []
+    page: list[str] = []
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n\f\v\x1c\x1d\x1e\x85\u2028\u2029")
+        page.append(bare)
+        if line.endswith("\f") or _PAGE_FOOTER.search(bare):
+            pages.append("\n".join(page))
+            page = []
+    if page:
+        pages.append("\n".join(page))
+    return pages
+
+
+_LEAST_PAGES = 3  # page-number lines (or form feeds) that make a text's pages worth finding
 
 
 _HEADER_LINES = 64  # the most lines a wide table's header row wraps over, a word or two a line
