@@ -8,6 +8,7 @@ PDF's page by page with pypdfium2, the HTML's as a reader sees it."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from html import unescape
 from pathlib import Path
@@ -183,6 +184,16 @@ def test_the_review_carries_the_verdicts_notes_and_files(built: dict[str, Built]
             )
         for file in api.evidence_files(doc):
             assert file.name in text, (what, file.name)
+    # Each file's SHA-256, as the file's own bytes give it (the HTML; in the PDF a hash may wrap).
+    html = _squeezed(_html_text(built[name].out / f"{name}-review.html"))
+    files = api.evidence_files(doc)
+    assert files
+    for file in files:
+        source = next(
+            s for view in doc.servers for rv in view.runs for s in rv.run.sources if s.endswith(file.name)
+        )
+        assert file.sha256 == hashlib.sha256(Path(source).read_bytes()).hexdigest()
+        assert f"{file.name} {file.size:,} {file.sha256}" in html, file.name
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -13,6 +13,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -476,30 +477,35 @@ REVIEW_SUFFIX = "-review"  # <stem>-review.html and .pdf: the reviewer's report 
 
 def evidence_files(doc: Document) -> list[EvidenceFile]:
     """Every evidence file the build read, by server in document order, each once: its name
-    relative to the manifest's folder (as the manifest's results folders give it) and its size
-    now (None when it is gone since)."""
+    relative to the manifest's folder (as the manifest's results folders give it), its size and its
+    SHA-256 now, once the build has read it (None when it is gone since)."""
+    from esrp_report.catalog.archive import sha256_file
     from esrp_report.render.html import EvidenceFile
 
     base = Path(doc.manifest.path).resolve().parent
+    read: list[tuple[str, str, Path]] = []
     seen: set[str] = set()
-    out: list[EvidenceFile] = []
     for view in doc.servers:
         for rv in view.runs:
             for source in rv.run.sources:
-                if source in seen:
-                    continue
-                seen.add(source)
-                path = Path(source)
-                try:
-                    name = path.relative_to(base).as_posix()
-                except ValueError:
-                    name = source
-                try:
-                    size: int | None = path.stat().st_size
-                except OSError:
-                    size = None
-                out.append(EvidenceFile(view.label, name, size))
-    return out
+                if source not in seen:
+                    seen.add(source)
+                    read.append((view.label, source, Path(source)))
+
+    def describe(item: tuple[str, str, Path]) -> EvidenceFile:
+        server, source, path = item
+        try:
+            name = path.relative_to(base).as_posix()
+        except ValueError:
+            name = source
+        try:
+            return EvidenceFile(server, name, path.stat().st_size, sha256_file(path))
+        except OSError:
+            return EvidenceFile(server, name, None, None)
+
+    # hashlib lets go of the GIL: two threads hash on both cores.
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(describe, read))
 
 
 def _build_inputs(manifest: Manifest, manifest_path: Path) -> list[Path]:

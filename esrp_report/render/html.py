@@ -756,12 +756,13 @@ def appendix_part(
 @dataclass(frozen=True)
 class EvidenceFile:
     """One evidence file a build read, for the reviewer's report: the server it is of, its name as
-    given (relative to the manifest's folder when inside it) and its size in bytes (None: gone
-    since it was read)."""
+    given (relative to the manifest's folder when inside it), its size in bytes and the SHA-256 of
+    its bytes as hex (both None: gone since it was read)."""
 
     server: str
     name: str
     size: int | None
+    sha256: str | None = None
 
 
 REVIEW_TEMPLATE = "review.html"
