@@ -312,6 +312,9 @@ class Reduction:
         always in NumPy; both leave the same integers in the bins."""
         self.engine = engine
         self.names = list(expressions)
+        # A figure is asked for by name a few times per column: a list's index() made that
+        # quadratic in the columns (about 900 of them in a Jetstress log).
+        self._position = {name: i for i, name in enumerate(self.names)}
         self.expressions = [e.cast(pl.Float64).alias(n) for n, e in expressions.items()]
         width = len(self.names)
         self.rows = 0
@@ -322,6 +325,7 @@ class Reduction:
         self.plus_inf = np.zeros(width, bool)
         self.minus_inf = np.zeros(width, bool)
         self._extremes: pl.DataFrame | None = None
+        self._extreme_row: tuple[Any, ...] | None = None  # the extremes as Python values, once read
 
     def add(self, frame: pl.DataFrame) -> None:
         """Feed one batch of samples into every expression's count, extremes and exact mantissa sums."""
@@ -333,6 +337,7 @@ class Reduction:
             [pl.col(n).min().alias(f"min|{i}") for i, n in enumerate(self.names)]
             + [pl.col(n).max().alias(f"max|{i}") for i, n in enumerate(self.names)]
         )
+        self._extreme_row = None
         both = extremes if self._extremes is None else pl.concat([self._extremes, extremes])
         self._extremes = both.select(
             [pl.col(c).min() if c.startswith("min|") else pl.col(c).max() for c in both.columns]
@@ -370,12 +375,12 @@ class Reduction:
 
     def count(self, name: str) -> int:
         """How many samples of this expression were not null, over every batch fed."""
-        return int(self.counts[self.names.index(name)])
+        return int(self.counts[self._position[name]])
 
     def mean(self, name: str) -> float | None:
         """The exact mean of this expression over every non-null sample fed; None with no sample, NaN or
         infinite when such a sample was fed."""
-        index = self.names.index(name)
+        index = self._position[name]
         count = int(self.counts[index])
         if count == 0:
             return None
@@ -400,7 +405,10 @@ class Reduction:
     def _extreme(self, kind: str, name: str) -> float | None:
         if self._extremes is None:
             return None
-        value = self._extremes.get_column(f"{kind}|{self.names.index(name)}")[0]
+        if self._extreme_row is None:
+            self._extreme_row = self._extremes.row(0)
+        # Columns: every name's minimum, then every name's maximum (add's select).
+        value = self._extreme_row[self._position[name] + (len(self.names) if kind == "max" else 0)]
         return None if value is None else float(value)
 
     def min(self, name: str) -> float | None:

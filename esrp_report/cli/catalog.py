@@ -14,11 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from esrp_report.cli import options, output
-from esrp_report.cli.console import PlainConsole, styled
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
@@ -50,6 +47,8 @@ def _cell(value: Any) -> str:
 
 
 def _print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+
     table = Table(title=title)
     for column in frame.columns:
         table.add_column(column, overflow="fold")
@@ -99,7 +98,10 @@ def ingest_command(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit 0 when everything found was ingested, 1 when something was refused or could not be
     read (listed), 2 when the inputs or the catalog cannot be used at all, or hold no Jetstress
     run."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415 - Rich on use: see the module docstring
+
     from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.console import PlainConsole, styled  # noqa: PLC0415 - Rich on use: see the module docstring
 
     columns = (
         TextColumn("{task.description}", markup=False),
@@ -230,6 +232,8 @@ def show_command(
     as_json: JsonOption = False,
 ) -> None:
     """One run: its figures, verdicts, per-instance tables, sources and problems."""
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+
     from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:
