@@ -239,7 +239,7 @@ def _count_event_errors(runs: list[Run], logs: list[event_log.EventLog], problem
     if not logs:
         return
     # Imported only when there are event logs: the .evtx readers cost `check` about 20 ms of
-    # start-up on every folder that has none (docs/benchmarks.md, "Stop 40: check").
+    # start-up on every folder that has none (docs/benchmarks.md, "Stop 40: check and start-up").
     from esrp_report.ingest import event_log  # noqa: PLC0415
 
     for run in runs:

@@ -1,10 +1,9 @@
 """``esrp-report catalog ...``: archives of past runs. Thin: parse options, call the library, print.
 
 The whole CLI imports this module to build its help, so DuckDB, Polars and the catalog are
-imported inside the commands that use them, never here (see esrp_report/cli.py).
+imported inside the commands that use them, never here (see esrp_report/cli.py). Rich too, and
+no `from __future__ import annotations` (cli/main.py says why).
 """
-
-from __future__ import annotations
 
 import json
 import math
@@ -46,7 +45,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
+def _print_frame(frame: "pl.DataFrame", title: str | None = None) -> None:
     from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
 
     table = Table(title=title)

@@ -1,12 +1,15 @@
 """Command line: parse options, call the library, print. Nothing else lives here.
 
 Start-up is kept short: `esrp-report --help` and `version` must answer at once, so this module
-imports no data library (Polars, DuckDB, PyArrow, NumPy, WeasyPrint) and none of the library's own
-modules that do. Each command imports what it needs when it runs; types used only in annotations
-are imported under TYPE_CHECKING. tests/test_startup.py holds this.
-"""
+imports no data library (Polars, DuckDB, PyArrow, NumPy, WeasyPrint), not Rich, and none of the
+library's own modules that do. Each command imports what it needs when it runs (Rich when it
+prints a table); types used only in annotations are imported under TYPE_CHECKING and named in
+quotes. tests/test_startup.py holds this.
 
-from __future__ import annotations
+No `from __future__ import annotations` here or in cli/catalog.py: Typer reads every command's
+signature to build the help, and string annotations made it evaluate each `Annotated[...]` again,
+about 35 ms of `--help` (docs/benchmarks.md, "Stop 40: check and start-up").
+"""
 
 import json
 import os
@@ -360,14 +363,14 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     raise typer.Exit(EXIT_FAIL if result.errors else EXIT_PASS)
 
 
-def _audit_message(result: AuditResult) -> str | None:
+def _audit_message(result: "AuditResult") -> str | None:
     """Why an audit gives no verdict (None when it gives one)."""
     if result.nothing_checked:
         return result.nothing_checked_message()
     return result.partly_read_message() if result.partly_read else None
 
 
-def _print_audit(result: AuditResult, *, recompute: bool) -> None:
+def _print_audit(result: "AuditResult", *, recompute: bool) -> None:
     from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
     from rich.text import Text  # noqa: PLC0415 - Rich on use: see the module docstring
 
@@ -426,7 +429,7 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
 _UNREAD_SHOWN = 12
 
 
-def _print_coverage(result: AuditResult) -> None:
+def _print_coverage(result: "AuditResult") -> None:
     """Each table read, with how many of its numbers the relations use; each block not read."""
     from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
 

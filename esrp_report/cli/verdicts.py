@@ -3,8 +3,9 @@
 Kept apart from :mod:`esrp_report.cli.main` so that `esrp-report check PATH... [--json]` is
 answered before Typer is imported (esrp_report/command.py) by the same function as the Typer
 command. Running any Typer command imports Pydantic and builds a validator for each of its
-options, about 90 ms of a check that reads a 24-hour log in about 300 (docs/benchmarks.md,
-"Stop 40: check"). The library, Rich and the rules are imported when a check runs, not here.
+options: about 90 ms of CPU, where inspect of the 24-hour log takes about 280 in all
+(docs/benchmarks.md, "Stop 40: check and start-up"). The library, Rich and the rules are
+imported when a check runs, not here.
 """
 
 from __future__ import annotations
