@@ -311,6 +311,7 @@ class Each:
     expr: pl.Expr
 
     def names(self) -> list[str]:
+        """The outputs' names, in the columns' order (the order Polars gives them in)."""
         return [self.prefix + column for column in self.columns]
 
     def named(self, then: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
