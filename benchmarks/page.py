@@ -184,6 +184,12 @@ def startup(r: Results) -> str:
         [[f"`{name}`", _s(wall), _s(s["cpu_median_s"][name])] for name, wall in s["median_s"].items()],
     )
     out += f"\n`inspect` ÷ the bare Polars process: {s['inspect_over_polars']:.2f}.\n"
+    if "help_over_pass" in s:  # issue 36's ratios (results from before it have none)
+        out += (
+            f"`--help` ÷ `python -c pass`: {s['help_over_pass']:.2f} wall, {s['help_over_pass_cpu']:.2f} CPU "
+            f"(target ≤ 4). `check` of the folder ÷ `inspect` of its log: {s['check_over_inspect']:.2f} "
+            f"wall, {s['check_over_inspect_cpu']:.2f} CPU (target ≤ 1.5).\n"
+        )
     return out
 
 

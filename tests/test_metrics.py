@@ -137,6 +137,38 @@ def test_compare_flags_one_percent_but_not_a_rounding_difference() -> None:
     assert [(d.metric, round(d.relative_difference, 4)) for d in found] == [(m.DB_READ_LATENCY, 0.0099)]
 
 
+def test_one_expression_over_many_columns_reduces_as_one_per_column() -> None:
+    """Each (one expression over many columns, Polars planning it once) gives every column the
+    count, exact mean, minimum and maximum that an expression of its own gives, batch by batch;
+    an expression of its own beside it keeps its figures."""
+    rng = np.random.default_rng(11)
+    values = rng.lognormal(size=(500, 5)) * np.array([1.0, 10.0, 1e3, 1e-3, 50.0])
+    values[::9, 0] = -1.0  # outside the bounds: left out
+    values[::23, 3] = np.inf
+    frame = pl.DataFrame({f"c{i}": values[:, i] for i in range(values.shape[1])}).with_columns(
+        pl.when(pl.int_range(pl.len()) % 31 == 4).then(None).otherwise(pl.col("c2")).alias("c2")
+    )
+    columns = ["c4", "c0", "c2", "c3"]  # not in the frame's order: the outputs follow the list
+    bounds = (0.0, 1e4)
+    extra = {"sum": pl.col("c0") + pl.col("c1")}
+    each = metrics.Reduction(
+        extra, each=[metrics.Each("col|", columns, metrics._valid(pl.col(columns), bounds))]
+    )
+    alone = metrics.Reduction({f"col|{c}": metrics._valid(pl.col(c), bounds) for c in columns} | extra)
+    for start in range(0, frame.height, 128):
+        each.add(frame.slice(start, 128))
+        alone.add(frame.slice(start, 128))
+    assert each.names == alone.names == [*(f"col|{c}" for c in columns), "sum"]
+    for name in alone.names:
+        assert (each.count(name), each.mean(name), each.min(name), each.max(name)) == (
+            alone.count(name),
+            alone.mean(name),
+            alone.min(name),
+            alone.max(name),
+        ), name
+    assert each.count("col|c0") < frame.height  # the bounds did leave samples out
+
+
 @pytest.mark.skipif(metrics._exactsum is None, reason="the compiled exact-sum extension is not built")
 def test_compiled_and_numpy_binning_leave_the_same_integers() -> None:
     """The C loop reads exponents from the bits (frexp only for subnormals) and may walk the

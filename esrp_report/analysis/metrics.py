@@ -12,7 +12,7 @@ cooked samples inside the collection window.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -240,6 +240,7 @@ class _Tally:
     and (inside the window) samples per column that are out of range or missing."""
 
     checks: dict[str, pl.Expr]
+    each: Sequence[Each] = ()  # counted per column, as checks are
     coverage: Coverage = field(default_factory=Coverage)
     counts: dict[str, int] = field(default_factory=dict)
     backward: int = 0
@@ -269,11 +270,11 @@ class _Tally:
         if inside.height == 0:
             return
         self.coverage.see(inside.get_column("timestamp"))
-        if not self.checks:
+        if not self.checks and not self.each:
             return
-        row = inside.select(expr.cast(pl.Int64).sum().alias(name) for name, expr in self.checks.items()).row(
-            0, named=True
-        )
+        counted = [wide.named(lambda e: e.cast(pl.Int64).sum()) for wide in self.each]
+        counted += [expr.cast(pl.Int64).sum().alias(name) for name, expr in self.checks.items()]
+        row = inside.select(counted).row(0, named=True)
         for name, value in row.items():
             self.counts[name] = self.counts.get(name, 0) + int(value or 0)
 
@@ -297,6 +298,27 @@ _ROWS = 1 << 24  # rows per bincount at most: 2**24 halves of < 2**27 sum exactl
 _CELLS = 1 << 20  # values split and summed at a time
 
 
+@dataclass(frozen=True)
+class Each:
+    """One expression over many sample columns (``expr`` built on ``pl.col(columns)``), its
+    outputs named ``prefix`` + column. Polars plans it once instead of once per column: about
+    400 per-column expressions of a Jetstress log cost twice the time (docs/benchmarks.md,
+    "Stop 40: check and start-up"). The columns are the logs' own ids (c00001...), never
+    patterns."""
+
+    prefix: str
+    columns: list[str]
+    expr: pl.Expr
+
+    def names(self) -> list[str]:
+        """The outputs' names, in the columns' order (the order Polars gives them in)."""
+        return [self.prefix + column for column in self.columns]
+
+    def named(self, then: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        """``then`` applied to the expression, each output named prefix + column."""
+        return then(self.expr).name.prefix(self.prefix)
+
+
 class Reduction:
     """Count, mean, minimum and maximum of per-sample expressions, fed batch by batch.
 
@@ -307,12 +329,20 @@ class Reduction:
     infinite sample makes the mean NaN or infinite, as summing floats would; null is no sample.
     """
 
-    def __init__(self, expressions: dict[str, pl.Expr], *, engine: str = "native") -> None:
-        """``engine``: "native" bins the mantissas in C when the extension is built, "numpy"
-        always in NumPy; both leave the same integers in the bins."""
+    def __init__(
+        self, expressions: dict[str, pl.Expr], *, each: Sequence[Each] = (), engine: str = "native"
+    ) -> None:
+        """``each``: expressions over many columns at once, reduced as one per column (named
+        prefix + column), before ``expressions``. ``engine``: "native" bins the mantissas in C
+        when the extension is built, "numpy" always in NumPy; both leave the same integers in
+        the bins."""
         self.engine = engine
-        self.names = list(expressions)
-        self.expressions = [e.cast(pl.Float64).alias(n) for n, e in expressions.items()]
+        self.names = [name for wide in each for name in wide.names()] + list(expressions)
+        # A figure is asked for by name a few times per column: a list's index() made that
+        # quadratic in the columns (about 900 of them in a Jetstress log).
+        self._position = {name: i for i, name in enumerate(self.names)}
+        self.expressions = [wide.named(lambda e: e.cast(pl.Float64)) for wide in each]
+        self.expressions += [e.cast(pl.Float64).alias(n) for n, e in expressions.items()]
         width = len(self.names)
         self.rows = 0
         self.counts = np.zeros(width, np.int64)
@@ -322,6 +352,7 @@ class Reduction:
         self.plus_inf = np.zeros(width, bool)
         self.minus_inf = np.zeros(width, bool)
         self._extremes: pl.DataFrame | None = None
+        self._extreme_row: tuple[Any, ...] | None = None  # the extremes as Python values, once read
 
     def add(self, frame: pl.DataFrame) -> None:
         """Feed one batch of samples into every expression's count, extremes and exact mantissa sums."""
@@ -329,10 +360,15 @@ class Reduction:
         if not self.names or frame.height == 0:
             return
         derived = frame.select(self.expressions)
+        if derived.columns != self.names:  # the bins are kept by position
+            raise AssertionError(
+                f"reduced columns out of order: {derived.columns[:3]}... != {self.names[:3]}..."
+            )
         extremes = derived.select(
             [pl.col(n).min().alias(f"min|{i}") for i, n in enumerate(self.names)]
             + [pl.col(n).max().alias(f"max|{i}") for i, n in enumerate(self.names)]
         )
+        self._extreme_row = None
         both = extremes if self._extremes is None else pl.concat([self._extremes, extremes])
         self._extremes = both.select(
             [pl.col(c).min() if c.startswith("min|") else pl.col(c).max() for c in both.columns]
@@ -370,12 +406,12 @@ class Reduction:
 
     def count(self, name: str) -> int:
         """How many samples of this expression were not null, over every batch fed."""
-        return int(self.counts[self.names.index(name)])
+        return int(self.counts[self._position[name]])
 
     def mean(self, name: str) -> float | None:
         """The exact mean of this expression over every non-null sample fed; None with no sample, NaN or
         infinite when such a sample was fed."""
-        index = self.names.index(name)
+        index = self._position[name]
         count = int(self.counts[index])
         if count == 0:
             return None
@@ -400,7 +436,10 @@ class Reduction:
     def _extreme(self, kind: str, name: str) -> float | None:
         if self._extremes is None:
             return None
-        value = self._extremes.get_column(f"{kind}|{self.names.index(name)}")[0]
+        if self._extreme_row is None:
+            self._extreme_row = self._extremes.row(0)
+        # Columns: every name's minimum, then every name's maximum (add's select).
+        value = self._extreme_row[self._position[name] + (len(self.names) if kind == "max" else 0)]
         return None if value is None else float(value)
 
     def min(self, name: str) -> float | None:
@@ -449,16 +488,20 @@ def counter_metrics(run: Run, log: CounterLog) -> CounterMetrics:
     reads = _transactional_expressions(columns, lambda c: _valid(pl.col(c), sample_bounds))
     reads |= _totals_if_transactional_only(columns, lambda c: _valid(pl.col(c), sample_bounds))
     host_bounds = {label: cmap.bounds(cmap.host_counters[label][1]) for label in host}
-    expressions = {f"col|{c}": _valid(pl.col(c), sample_bounds) for c in wanted}
-    expressions |= {f"host|{label}": _valid(e, host_bounds[label]) for label, e in host.items()}
+    # The instance counters' columns share their bounds: one expression each over all of them.
+    every = pl.col(wanted)
+    valid = [Each("col|", wanted, _valid(every, sample_bounds))] if wanted else []
+    damage = [
+        Each("out|", wanted, _out_of_range(every, sample_bounds)),
+        Each("miss|", wanted, every.is_null()),
+    ]
+    expressions = {f"host|{label}": _valid(e, host_bounds[label]) for label, e in host.items()}
     expressions |= {f"vol|{key}": _valid(e, sample_bounds) for key, e in volumes.items()}
     expressions |= reads
-    checks = {f"out|{c}": _out_of_range(pl.col(c), sample_bounds) for c in wanted}
-    checks |= {f"miss|{c}": pl.col(c).is_null() for c in wanted}
-    checks |= {f"out|host|{label}": _out_of_range(e, host_bounds[label]) for label, e in host.items()}
+    checks = {f"out|host|{label}": _out_of_range(e, host_bounds[label]) for label, e in host.items()}
     # One pass over the log (the samples held, or read again from the file batch by batch).
-    reduced = Reduction(expressions)
-    tally = _Tally(checks)
+    reduced = Reduction(expressions, each=valid)
+    tally = _Tally(checks, each=damage if wanted else [])
     for batch in _window_batches(log, window, tally):
         reduced.add(batch)
 
@@ -793,25 +836,32 @@ def _drop_impossible_figures(result: CounterMetrics, source: str, tables: tuple[
 
 def _host_expressions(log: CounterLog) -> dict[str, pl.Expr]:
     """Host counter label -> its per-sample value (several instances summed)."""
-    counters = _first_columns(log.counters)
+    # The counter definitions (hundreds) are matched in Python: a Polars filter per host counter
+    # cost about 1 ms each in plan overhead alone, a tenth of a catalog worker's time per run.
+    rows = list(_first_columns(log.counters).select("object", "counter", "instance", "column").iter_rows())
     exprs: dict[str, pl.Expr] = {}
     for label, (obj, counter, instance) in counter_map().host_counters.items():
-        selected = counters.filter(
-            (pl.col("object").str.to_lowercase() == obj.lower())
-            & (pl.col("counter").str.to_lowercase() == counter.lower())
-        )
-        if instance == "*":
-            selected = selected.filter(
-                pl.col("instance").is_not_null() & (pl.col("instance").str.to_lowercase() != "_total")
-            )
-        elif instance:
-            selected = selected.filter(pl.col("instance").str.to_lowercase() == instance.lower())
-        else:
-            selected = selected.filter(pl.col("instance").is_null())
-        cols = selected["column"].to_list()
+        cols = [
+            column
+            for o, c, i, column in rows
+            if o is not None
+            and c is not None
+            and o.lower() == obj.lower()
+            and c.lower() == counter.lower()
+            and _instance_matches(i, instance)
+        ]
         if cols:
             exprs[label] = pl.sum_horizontal([pl.col(c) for c in cols]) if len(cols) > 1 else pl.col(cols[0])
     return exprs
+
+
+def _instance_matches(instance: str | None, wanted: str) -> bool:
+    """``wanted`` "*": any instance but _Total; a name: that instance; empty: no instance."""
+    if wanted == "*":
+        return instance is not None and instance.lower() != "_total"
+    if wanted:
+        return instance is not None and instance.lower() == wanted.lower()
+    return instance is None
 
 
 def _volume_expressions(log: CounterLog) -> dict[str, pl.Expr]:

@@ -9,13 +9,16 @@ comparison is why assembling is analysis, not reading (:mod:`esrp_report.ingest.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from esrp_report.analysis.compare import compare_tables, instance_key
 from esrp_report.analysis.vetting import vet_figures, vet_once
-from esrp_report.ingest import event_log
 from esrp_report.ingest.formats import Evidence
 from esrp_report.ingest.jetstress.names import kind_from_name, normalized_stem
 from esrp_report.model import InstanceTable, Problem, Run, Solution, TestKind
+
+if TYPE_CHECKING:
+    from esrp_report.ingest import event_log
 
 
 def _merge_result_xml(run: Run, xml_run: Run) -> list[Problem]:
@@ -233,6 +236,12 @@ def assemble(evidence: Evidence, name: str = "solution") -> Solution:
 
 def _count_event_errors(runs: list[Run], logs: list[event_log.EventLog], problems: list[Problem]) -> None:
     """Error events inside each run's test window, from the event logs in the run's folder."""
+    if not logs:
+        return
+    # Imported only when there are event logs: the .evtx readers cost `check` about 20 ms of
+    # start-up on every folder that has none (docs/benchmarks.md, "Stop 40: check and start-up").
+    from esrp_report.ingest import event_log  # noqa: PLC0415
+
     for run in runs:
         if run.test_start is None or run.test_end is None or not run.sources:
             continue

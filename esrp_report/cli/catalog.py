@@ -1,10 +1,9 @@
 """``esrp-report catalog ...``: archives of past runs. Thin: parse options, call the library, print.
 
 The whole CLI imports this module to build its help, so DuckDB, Polars and the catalog are
-imported inside the commands that use them, never here (see esrp_report/cli.py).
+imported inside the commands that use them, never here (see esrp_report/cli.py). Rich too, and
+no `from __future__ import annotations` (cli/main.py says why).
 """
-
-from __future__ import annotations
 
 import json
 import math
@@ -14,11 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from esrp_report.cli import options, output
-from esrp_report.cli.console import PlainConsole, styled
 from esrp_report.model.errors import EsrpError
 from esrp_report.model.numbers import fmt_number
 
@@ -49,7 +45,9 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
+def _print_frame(frame: "pl.DataFrame", title: str | None = None) -> None:
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+
     table = Table(title=title)
     for column in frame.columns:
         table.add_column(column, overflow="fold")
@@ -99,7 +97,10 @@ def ingest_command(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit 0 when everything found was ingested, 1 when something was refused or could not be
     read (listed), 2 when the inputs or the catalog cannot be used at all, or hold no Jetstress
     run."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415 - Rich on use: see the module docstring
+
     from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.console import PlainConsole, styled  # noqa: PLC0415 - Rich on use: see the module docstring
 
     columns = (
         TextColumn("{task.description}", markup=False),
@@ -230,6 +231,8 @@ def show_command(
     as_json: JsonOption = False,
 ) -> None:
     """One run: its figures, verdicts, per-instance tables, sources and problems."""
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+
     from esrp_report.app import catalog as library  # noqa: PLC0415 - imported on use: see the module docstring
 
     try:

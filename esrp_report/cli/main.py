@@ -1,18 +1,20 @@
 """Command line: parse options, call the library, print. Nothing else lives here.
 
 Start-up is kept short: `esrp-report --help` and `version` must answer at once, so this module
-imports no data library (Polars, DuckDB, PyArrow, NumPy, WeasyPrint) and none of the library's own
-modules that do. Each command imports what it needs when it runs; types used only in annotations
-are imported under TYPE_CHECKING. tests/test_startup.py holds this.
-"""
+imports no data library (Polars, DuckDB, PyArrow, NumPy, WeasyPrint), not Rich, and none of the
+library's own modules that do. Each command imports what it needs when it runs (Rich when it
+prints a table); types used only in annotations are imported under TYPE_CHECKING and named in
+quotes. tests/test_startup.py holds this.
 
-from __future__ import annotations
+No `from __future__ import annotations` here or in cli/catalog.py: Typer reads every command's
+signature to build the help, and string annotations made it evaluate each `Annotated[...]` again,
+about 35 ms of `--help` (docs/benchmarks.md, "Stop 40: check and start-up").
+"""
 
 import json
 import os
 import re
 import sys
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -20,30 +22,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 from typer import _click as click  # the click Typer carries (its own copy)
 from typer.core import TyperGroup
 
 from esrp_report import __version__
-from esrp_report.cli import options, output
+from esrp_report.cli import options, output, verdicts
 from esrp_report.cli.catalog import catalog_app
-from esrp_report.cli.console import styled
-from esrp_report.cli.output import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_PASS, EXIT_UNUSABLE
+from esrp_report.cli.output import EXIT_FAIL, EXIT_PASS, EXIT_UNUSABLE
 from esrp_report.model.errors import EsrpError
-from esrp_report.model.numbers import fmt_number
 
 if TYPE_CHECKING:
-    from esrp_report.app.views import AuditResult, RuleResult, SolutionAssessment
-
-# Keyed by the values of esrp_report.app.views.Status (a StrEnum, so a Status finds its entry):
-# naming the members here would import the rules, the model and Polars to print --help.
-VERDICT_EXIT = {
-    "pass": EXIT_PASS,
-    "fail": EXIT_FAIL,
-    "not evaluated": EXIT_UNUSABLE,
-    "incomplete": EXIT_INCOMPLETE,
-}
+    from esrp_report.app.views import AuditResult
 
 
 class _Commands(TyperGroup):
@@ -62,11 +51,7 @@ class _Commands(TyperGroup):
                 raise
             raise _error(f"{hint}: {exc.message.rstrip('.')}; give a path this user can read") from None
         except OSError as exc:
-            # The commands say what a full disk, a read-only folder or a vanished file cost them
-            # where they write (catalog/ingest.py, app/api.py write_output, app/convert.py); one
-            # the library did not foresee is still one line naming the path, never a stack.
-            where = exc.filename or "a file"
-            raise _error(f"{where}: {exc.strerror or exc}") from None
+            raise _error(output.os_error_message(exc)) from None
 
 
 # What click's Path check says of a path: "path '/x' is not readable." and the like.
@@ -119,13 +104,6 @@ TargetOption = Annotated[
 ]
 
 QuietOption = options.QuietOption
-
-STATUS_STYLE = {  # keyed by Status values, as VERDICT_EXIT
-    "pass": "green",
-    "fail": "bold red",
-    "incomplete": "bold yellow",
-    "not evaluated": "yellow",
-}
 
 
 _console = output.console
@@ -190,21 +168,11 @@ def check(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0 pass, 1 any rule failed, 2 unusable input (or nothing could be evaluated),
     3 incomplete (nothing failed, but a rule was not evaluated or passed only on damaged data).
     """
-    from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
-
-    try:
-        assessment = api.check(
-            paths, rules_file=rules, target_iops=target_iops, loosen=loosen, encoding=encoding
+    raise typer.Exit(
+        verdicts.run_check(
+            paths, rules=rules, target_iops=target_iops, loosen=loosen, encoding=encoding, as_json=as_json
         )
-    except EsrpError as exc:
-        if as_json:  # --json always writes its document: nothing evaluated, and why
-            typer.echo(json.dumps(views.unusable_payload(", ".join(map(str, paths)), exc), indent=2))
-        raise _error(str(exc)) from None
-    if as_json:
-        typer.echo(json.dumps(views.check_payload(assessment), indent=2))
-    else:
-        _print_check(assessment)
-    raise typer.Exit(VERDICT_EXIT[assessment.status])
+    )
 
 
 @app.command()
@@ -254,6 +222,7 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     """
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
     from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.console import styled  # noqa: PLC0415 - Rich on use: see the module docstring
 
     console = _console()
     try:
@@ -296,7 +265,7 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
                 f"{failure.rule} {failure.value} (limit {failure.limit})",
             )
         )
-    style = STATUS_STYLE[doc.verdict]
+    style = verdicts.STATUS_STYLE[doc.verdict]
     pages = f", {result.pages} PDF pages" if result.pages is not None else ""
     console.print(
         styled(
@@ -312,7 +281,7 @@ def build(  # noqa: PLR0917 - Typer maps each parameter to an option
     for file in result.files:
         console.print(f"  wrote {file}")
     if doc.verdict is not Status.PASS and not allow_fail:
-        raise typer.Exit(VERDICT_EXIT[doc.verdict])
+        raise typer.Exit(verdicts.VERDICT_EXIT[doc.verdict])
 
 
 @app.command()
@@ -394,14 +363,19 @@ def audit(  # noqa: PLR0917 - Typer maps each parameter to an option
     raise typer.Exit(EXIT_FAIL if result.errors else EXIT_PASS)
 
 
-def _audit_message(result: AuditResult) -> str | None:
+def _audit_message(result: "AuditResult") -> str | None:
     """Why an audit gives no verdict (None when it gives one)."""
     if result.nothing_checked:
         return result.nothing_checked_message()
     return result.partly_read_message() if result.partly_read else None
 
 
-def _print_audit(result: AuditResult, *, recompute: bool) -> None:
+def _print_audit(result: "AuditResult", *, recompute: bool) -> None:
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+    from rich.text import Text  # noqa: PLC0415 - Rich on use: see the module docstring
+
+    from esrp_report.cli.console import styled  # noqa: PLC0415 - Rich on use: see the module docstring
+
     console = _console()
     table = Table(title=f"Audit of {result.source}", show_lines=False)
     for name in ("severity", "where", "finding", "printed", "expected"):
@@ -455,8 +429,12 @@ def _print_audit(result: AuditResult, *, recompute: bool) -> None:
 _UNREAD_SHOWN = 12
 
 
-def _print_coverage(result: AuditResult) -> None:
+def _print_coverage(result: "AuditResult") -> None:
     """Each table read, with how many of its numbers the relations use; each block not read."""
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+
+    from esrp_report.cli.console import styled  # noqa: PLC0415 - Rich on use: see the module docstring
+
     cover = result.coverage
     if cover is None:
         return
@@ -522,7 +500,10 @@ def inspect(  # noqa: PLR0917 - Typer maps each parameter to an option
 def _print_averages(
     file: Path, *, counters: list[str] | None, bounds: tuple[datetime | None, datetime | None], as_json: bool
 ) -> None:
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.console import styled  # noqa: PLC0415 - Rich on use: see the module docstring
 
     try:
         report = api.blg_averages(file, counters=counters, begin=bounds[0], end=bounds[1])
@@ -609,6 +590,7 @@ def convert(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0, or 2 for unusable input, including a --begin/--end window that keeps no
     sample (the log's span is named; nothing is written)."""
     from esrp_report.app import api  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.console import styled  # noqa: PLC0415 - Rich on use: see the module docstring
 
     console = _console()
     try:
@@ -781,6 +763,7 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
     Exit status: 0; 1 when a --published figure is flagged or differs from the runs; 2 unusable input.
     """
     from esrp_report.app import api, views  # noqa: PLC0415 - imported on use: see the module docstring
+    from esrp_report.cli.console import styled  # noqa: PLC0415 - Rich on use: see the module docstring
 
     try:
         if catalog is not None:
@@ -828,6 +811,9 @@ def compare(  # noqa: PLR0917 - Typer maps each parameter to an option
 @app.command()
 def doctor(as_json: JsonOption = False) -> None:
     """Print the versions of Python, Polars, PyArrow, WeasyPrint and Pango, and whether PDF works here."""
+    from rich.table import Table  # noqa: PLC0415 - Rich on use: see the module docstring
+    from rich.text import Text  # noqa: PLC0415 - Rich on use: see the module docstring
+
     from esrp_report.app import doctor as doctor_checks  # noqa: PLC0415 - imported on use: see the module docstring
 
     parts = doctor_checks.components()
@@ -845,229 +831,6 @@ def doctor(as_json: JsonOption = False) -> None:
         "PDF output", Text("works", style="green") if works else Text("does not work", style="red"), detail
     )
     _console().print(table)
-
-
-# ---------------------------------------------------------------- check output
-
-
-def _print_check(a: SolutionAssessment) -> None:
-    from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
-    from esrp_report.cli.fit import Column, print_fitted  # noqa: PLC0415 - Rich's tables: on use
-
-    console = _console()
-    # Every table fits the terminal with its figures whole (cli/fit.py): text wraps instead.
-    verdict_rows: list[tuple[list[str | Text], str | None]] = []
-    for server in a.servers:
-        for run in server.runs:
-            grouped: dict[str, list[RuleResult]] = defaultdict(list)
-            for result in run.results:
-                grouped[result.rule_id].append(result)
-            for results in grouped.values():
-                for row in _verdict_rows(results):
-                    verdict_rows.append(([server.name, run.run.kind.value, *row], None))
-    print_fitted(
-        console,
-        "Verdicts",
-        [Column(name, figures=name in {"Value", "Threshold", "Margin"}) for name in _VERDICT_COLUMNS],
-        verdict_rows,
-    )
-
-    for kind, aggregate in a.aggregates.items():
-        figure_rows: list[tuple[list[str | Text], str | None]] = [
-            (
-                [
-                    server.name,
-                    *_figure_cells(summary.target_iops, summary.achieved_iops, summary.conventions),
-                ],
-                None,
-            )
-            for server in a.servers
-            if (summary := server.summaries.get(kind)) is not None
-        ]
-        figure_rows.append(
-            (
-                [
-                    "All servers",
-                    *_figure_cells(aggregate.target_iops, aggregate.achieved_iops, aggregate.conventions),
-                ],
-                "bold",
-            )
-        )
-        print_fitted(
-            console,
-            f"{kind}: per-server figures (transactional | total convention)",
-            [Column(name, figures=name != "Server") for name in _FIGURE_COLUMNS],
-            figure_rows,
-        )
-
-    backups = [(s.name, s.backup, s.recovery) for s in a.servers if s.backup or s.recovery]
-    if backups:
-        print_fitted(
-            console,
-            "Backup and soft recovery",
-            [
-                Column(name, figures=name != "Server")
-                for name in ("Server", "MB/s per database", "MB/s per server", "Seconds per log replayed")
-            ],
-            [
-                (
-                    [
-                        name,
-                        fmt_number(backup.mb_per_sec_per_database, 3) if backup else "—",
-                        fmt_number(backup.mb_per_sec_per_server, 3) if backup else "—",
-                        fmt_number(recovery.seconds_per_log, 3) if recovery else "—",
-                    ],
-                    None,
-                )
-                for name, backup, recovery in backups
-            ],
-        )
-
-    disagreements = [(s.name, d) for s in a.servers for r in s.runs for d in r.disagreements]
-    if disagreements:
-        print_fitted(
-            console,
-            "Sources disagree (> 0.5%)",
-            [
-                Column(name, figures=name in {"Report", "Counter log", "Difference"})
-                for name in ("Server", "Table", "Instance", "Figure", "Report", "Counter log", "Difference")
-            ],
-            [
-                (
-                    [
-                        name,
-                        d.table,
-                        d.instance,
-                        d.metric,
-                        fmt_number(d.first_value, 3),
-                        fmt_number(d.second_value, 3),
-                        f"{d.relative_difference:.2%}",
-                    ],
-                    None,
-                )
-                for name, d in disagreements
-            ],
-        )
-
-    problems = list(a.problems) + [p for s in a.servers for r in s.runs for p in r.problems]
-    if problems:
-        console.print(styled(("Problems in the evidence", "bold")))
-        for p in problems:
-            console.print(
-                styled("  ", (p.severity, "red" if p.severity == "error" else "yellow"), " ", p.describe())
-            )
-    for s in a.servers:
-        if s.missing_kinds:
-            console.print(
-                styled(
-                    "  ", ("note", "dim"), f" {s.name}: no {', '.join(s.missing_kinds)} run in the evidence"
-                )
-            )
-    style = STATUS_STYLE[a.status]
-    console.print(styled("Solution ", (a.name, "bold"), ": ", (a.status.value.upper(), style)))
-    if a.status is not Status.PASS and a.reason:
-        console.print(f"  {a.reason}")
-
-
-_VERDICT_COLUMNS = ("Server", "Test", "Rule", "Subject", "Value", "Threshold", "Margin", "Verdict")
-_FIGURE_COLUMNS = (
-    "Server",
-    "Target IOPS",
-    "Achieved",
-    "Reads/s",
-    "Writes/s",
-    "Transfers/s",
-    "DB read ms",
-    "DB write ms",
-    "Log writes/s",
-    "Log write ms",
-)
-
-
-def _verdict_rows(results: list[RuleResult]) -> list[tuple[str | Text, ...]]:
-    """Failures one per row; passes collapsed to the worst case; not-evaluated collapsed with its reason."""
-    from esrp_report.app.views import Status  # noqa: PLC0415 - imported on use: see the module docstring
-
-    rows: list[tuple[str | Text, ...]] = []
-    failed = [r for r in results if r.status is Status.FAIL]
-    passed = [r for r in results if r.status is Status.PASS]
-    unevaluated = [r for r in results if r.status is Status.NOT_EVALUATED]
-    incomplete = [r for r in results if r.status is Status.INCOMPLETE]
-    for r in failed:
-        rows.append(_result_cells(r, r.instance or "server", styled(("FAIL", "bold red"))))
-    for r in incomplete:
-        rows.append(
-            _result_cells(r, r.instance or "server", styled(("incomplete", "bold yellow"), f": {r.caveat}"))
-        )
-    if passed:
-        worst = min(passed, key=lambda r: r.margin if r.margin is not None else float("inf"))
-        label = (
-            f"worst of {len(passed)}: {worst.instance}"
-            if worst.instance and len(passed) > 1
-            else (worst.instance or "server")
-        )
-        rows.append(_result_cells(worst, label, styled(("pass", "green"))))
-    if unevaluated:
-        first = unevaluated[0]
-        subject = (
-            f"{len(unevaluated)} instances"
-            if first.instance and len(unevaluated) > 1
-            else (first.instance or "server")
-        )
-        rows.append(
-            (
-                f"{first.rule_id}",
-                subject,
-                "—",
-                _threshold(first),
-                "—",
-                styled(("not evaluated", "yellow"), f": {first.reason}"),
-            )
-        )
-    return rows
-
-
-def _threshold(r: RuleResult) -> str:
-    if r.threshold is None:
-        return f"{r.operator} target"
-    return f"{r.operator} {fmt_number(r.threshold, 3)} {r.unit}".strip()
-
-
-def _result_cells(r: RuleResult, subject: str, verdict: Text) -> tuple[str | Text, ...]:
-    # Unitless rules (Jetstress's own verdict) read better as the evidence's words than as 0/1.
-    value = r.reason if not r.unit and r.reason else fmt_number(r.value, 3)
-    return (
-        r.rule_id,
-        subject,
-        value,
-        _threshold(r),
-        fmt_number(r.margin, 3) if r.margin is not None else "—",
-        verdict,
-    )
-
-
-def _figure_cells(
-    target: float | None, achieved: float | None, conventions: dict[str, Any]
-) -> tuple[str, ...]:
-    trans = conventions.get("transactional")
-    total = conventions.get("total")
-
-    def pair(attr: str) -> str:
-        a = fmt_number(getattr(trans, attr), 3) if trans else "—"
-        b = fmt_number(getattr(total, attr), 3) if total else "—"
-        return a if a == b else f"{a} | {b}"
-
-    return (
-        fmt_number(target, 3),
-        fmt_number(achieved, 3),
-        pair("reads"),
-        pair("writes"),
-        pair("transfers"),
-        pair("read_latency_ms"),
-        pair("write_latency_ms"),
-        pair("log_writes"),
-        pair("log_write_latency_ms"),
-    )
 
 
 def main() -> None:

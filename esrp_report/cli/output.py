@@ -12,6 +12,7 @@ import json
 import shutil
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,23 @@ def print_error(message: str) -> None:
     # carry line breaks, and the user (or a script) reads the first line as the whole error.
     line = " | ".join(part.strip() for part in message.splitlines() if part.strip())
     PlainConsole(stderr=True, soft_wrap=True).print(styled(("error:", "bold red"), " ", line))
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line naming the path an unforeseen OSError names. The commands say what a full disk,
+    a read-only folder or a vanished file cost them where they write (catalog/ingest.py, app/api.py
+    write_output, app/convert.py); one the library did not foresee is still one line, never a stack."""
+    return f"{exc.filename or 'a file'}: {exc.strerror or exc}"
+
+
+def run_guarded(command: Callable[[], int]) -> int:
+    """Run a command answered without Typer; an unforeseen OSError is said as the Typer commands
+    say it (cli/main.py), on stderr with exit status 2."""
+    try:
+        return command()
+    except OSError as exc:
+        print_error(os_error_message(exc))
+        return EXIT_UNUSABLE
 
 
 def plain(value: Any) -> str:
