@@ -586,6 +586,9 @@ def _early_appendix(
 
     # An appendix piece prints no stated differences: none are worked out for it.
     doc = build_document(manifest, combine("", servers, []), rules, labels, stated=[])
+    # The intro counts every server tested, most not read yet: as many as the manifest names, each
+    # one machine (if not, the final piece differs and is laid out again).
+    doc.tested = len(manifest.servers)
     view = doc.servers[-1]
     return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)), draft=draft)
 
