@@ -362,7 +362,7 @@ def _build(
         render_review,
         top_level_titles,
     )
-    from esrp_report.render.pdf import PartJob, PdfJoiner, render_part
+    from esrp_report.render.pdf import PartJob, PdfJoiner, render_part, render_whole
     from esrp_report.render.slots import fill_charts
 
     base = Path(manifest.path).resolve().parent
@@ -403,10 +403,17 @@ def _build(
     drawn: dict[str, str] = {}
     parts: list[PrintPart] = []
     pending: list[Future[PartResult]] = []
+    files = evidence_files(doc)
+    review: Future[PartResult] | None = None
     if "pdf" in formats:
         progress(f"laying out the PDF in pieces on {jobs} core{'s' if jobs > 1 else ''}")
-        # The body, the longest piece, goes before any early appendix that has not started yet.
+        # The reviewer's report (in make demo its longest piece: 22 pages of tables, none of them
+        # known before the evidence is read), then the body, go before any early appendix that
+        # has not started yet. The report is laid out and numbered by a worker.
         waiting = [anchor for anchor, (_, future) in early.items() if future.cancel()]
+        page = render_review(doc, generated=when, files=files, for_pdf=True, draft=draft)
+        job = PartJob(page, [], [tree.root, TEMPLATES], tree.root, tree)
+        review = pool.submit(render_whole, job) if pool is not None else None
         for part in iter_print(doc, generated=when, plan=plan, draft=draft):
             parts.append(part)
             guess = early.get(part.anchor)
@@ -414,13 +421,6 @@ def _build(
                 pending.append(guess[1])
             elif pool is not None:
                 pending.append(pool.submit(render_part, _part_job(part, tree)))
-    # The reviewer's report is laid out by a worker too, beside the document's pieces.
-    files = evidence_files(doc)
-    review: Future[PartResult] | None = None
-    if "pdf" in formats:
-        page = render_review(doc, generated=when, files=files, for_pdf=True, draft=draft)
-        job = PartJob(page, [], [tree.root, TEMPLATES], tree.root, tree)
-        review = pool.submit(render_part, job) if pool is not None else None
     # The screen HTML is rendered while the workers lay out the PDF; its charts go in at the end.
     screen = (
         render_html(doc, generated=when, plan=plan, drawn=None, draft=draft) if "html" in formats else None
@@ -446,13 +446,9 @@ def _build(
         result.files.append(target)
         result.pages = joined.pages
         progress(f"wrote {target} ({joined.pages} pages)")
-        laid_out = review.result() if review is not None else render_part(job)
-        reviewer = PdfJoiner()
-        reviewer.add(laid_out)
+        laid_out = review.result() if review is not None else render_whole(job)
         target = out_dir / f"{stem}{REVIEW_SUFFIX}.pdf"
-        write_output(
-            target, reviewer.finish(appendix_title="", anchors=[()], number_from=1).pdf, result.files
-        )
+        write_output(target, laid_out.pdf, result.files)
         result.files.append(target)
         progress(f"wrote {target} ({laid_out.pages} pages)")
     if screen is not None:
@@ -592,6 +588,9 @@ def _early_appendix(
 
     # An appendix piece prints no stated differences: none are worked out for it.
     doc = build_document(manifest, combine("", servers, []), rules, labels, stated=[])
+    # The intro counts every server tested, most not read yet: as many as the manifest names, each
+    # one machine (if not, the final piece differs and is laid out again).
+    doc.tested = len(manifest.servers)
     view = doc.servers[-1]
     return appendix_part(doc, view, generated=when, plan=ChartPlan(runs=view_charts(doc, view)), draft=draft)
 

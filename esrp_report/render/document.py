@@ -245,6 +245,9 @@ class Document:
     server_tables: list[SummaryTable] = field(default_factory=list)
     # What keeps the verdict from PASS, one line each (SolutionAssessment.blocking): the review's.
     blocking: list[str] = field(default_factory=list)
+    # The servers tested, when only some have been read (an appendix piece laid out early, while
+    # the others are still being read, counts the manifest's); None: those in ``servers``.
+    tested: int | None = None
 
     @property
     def form(self) -> Form:
@@ -295,7 +298,7 @@ class Document:
 
     @property
     def server_count(self) -> int:
-        return len(self.servers)
+        return len(self.servers) if self.tested is None else self.tested
 
     @property
     def appendix_views(self) -> list[ServerView]:
@@ -309,7 +312,8 @@ class Document:
     @property
     def appendix_is_partial(self) -> bool:
         """Whether the appendix leaves servers out (representative servers only)."""
-        return len(self.appendix_views) < len(self.servers)
+        chosen = self.manifest.appendix_servers
+        return chosen is not None and len(self.appendix_views) < self.server_count
 
 
 def _limit_text(rule: Rule | None, kind: TestKind, generations: list[Generation]) -> str:

@@ -229,6 +229,19 @@ def render_part(job: PartJob) -> PartResult:
     )
 
 
+def render_whole(job: PartJob, *, number_from: int = 1) -> PartResult:
+    """Lay out a document that is one piece (the reviewer's report) and number its pages from
+    ``number_from``, all in the worker: its joining runs beside the other pieces' layout instead
+    of after it in the building process. The result's PDF is the finished document."""
+    piece = render_part(job)
+    joiner = PdfJoiner()
+    joiner.add(piece)
+    joined = joiner.finish(appendix_title="", anchors=[()], number_from=number_from)
+    return PartResult(
+        joined.pdf, joined.pages, piece.drawn, piece.refused, piece.warnings, {}, piece.failed_images
+    )
+
+
 def warm_up() -> None:
     """Load WeasyPrint and matplotlib and use each once (fontconfig and Pango set up, matplotlib's
     font cache read): about 2 s of CPU that every worker would otherwise pay before its first
