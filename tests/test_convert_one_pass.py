@@ -1,6 +1,7 @@
-"""`convert` of a .blg to CSV/TSV decodes the log once (issue 36): the header takes the columns
+"""`convert` of a .blg decodes the log once (issue 36): the header takes the columns
 the first batch knows, and a log whose counter set grows later is converted again in two passes,
-to the same bytes a two-pass conversion writes. Parquet keeps its counting pass.
+to the same bytes a two-pass conversion writes. Parquet over an existing output keeps its
+counting pass.
 
 Batches are forced down to one sample record (the reader's ``batch_bytes``) so that a column first
 seen at the fourth sample arrives in a later batch than the header.
@@ -78,8 +79,14 @@ def test_a_log_whose_columns_are_known_at_once_is_decoded_once(
     whole = cv.convert(STEADY, tmp_path / "steady.csv")
     assert walks == [True]
     assert whole.samples == 275 and whole.columns == 26
-    cv.convert(STEADY, tmp_path / "steady.parquet")
-    assert walks == [True, False, True]  # Parquet counts first, then writes
+    parquet = cv.convert(STEADY, tmp_path / "steady.parquet").output
+    assert walks == [True, True]
+    # Over an existing output, Parquet counts first (to refuse a file where a dataset directory
+    # is needed before any work), then writes the same table.
+    first = pl.read_parquet(parquet)
+    cv.convert(STEADY, parquet)
+    assert walks == [True, True, False, True]
+    assert pl.read_parquet(parquet).equals(first)
     walks.clear()
     # A real log whose counters grow: the one pass stops at the first new column.
     grown = cv.convert(GROWING, tmp_path / "grown.csv")

@@ -35,7 +35,6 @@ import os
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -303,13 +302,14 @@ def _convert_blg(
     bounds: tuple[datetime | None, datetime | None],
     progress: Callable[[int], None],
 ) -> ConvertResult:
-    # The header needs every column. A CSV/TSV is written in one pass with the columns the first
+    # The header needs every column. The log is written in one pass with the columns the first
     # batch knows, which in a log whose counters never change are all of them: a second pass over
     # the file cost as much as decoding it. A log whose counter set grows (an instance started
     # later) is found out when the new column shows, its partial output removed, and converted in
-    # two passes. Parquet always takes two: the first counts the samples kept, so that an output
-    # that cannot be written (a file where a dataset directory is needed) is refused at once.
-    if fmt != "parquet":
+    # two passes. A Parquet output that exists takes two passes too: the first counts the samples
+    # kept, so that one that cannot be replaced (a file where a dataset directory is needed, or
+    # the reverse) is refused before any work.
+    if fmt != "parquet" or not output.exists():
         with contextlib.suppress(_ColumnsGrew):
             return _blg_one_pass(source, output, fmt, counters=counters, bounds=bounds, progress=progress)
     with blg.BlgFile(source) as log:
@@ -330,7 +330,10 @@ def _convert_blg(
         blg.BlgFile(source) as log,
         _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), rows=rows, tz=tz) as writer,
     ):
-        written, span = _write_batches(log, log.batches(counters=counters), writer, keep, progress)
+        span = _Span(offset, tz)
+        written = _write_batches(
+            log.batches(counters=counters), writer, (offset, tz), keep=keep, span=span, progress=progress
+        )
         problems = list(log.problems)
     return writer.result(ConvertResult(output, fmt, len(paths), written, problems, span=span.pair()))
 
@@ -344,7 +347,7 @@ def _blg_one_pass(
     bounds: tuple[datetime | None, datetime | None],
     progress: Callable[[int], None],
 ) -> ConvertResult:
-    """The log decoded once, its header from the columns its first batch knows; raises
+    """The log decoded once, its header (or schema) from the columns its first batch knows; raises
     :class:`_ColumnsGrew` (nothing kept) when a later one adds a column."""
     with blg.BlgFile(source) as log:
         batches = log.batches(counters=counters)
@@ -356,7 +359,11 @@ def _blg_one_pass(
         zone = blg.zone_name(log.header, offset, log.time_zone)
         keep = _window(*bounds, offset, tz)
         with _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), tz=tz) as writer:
-            written, span = _write_batches(log, itertools.chain([first], batches), writer, keep, progress)
+            span = _Span(offset, tz)
+            everything = itertools.chain([first], batches)
+            written = _write_batches(
+                everything, writer, (offset, tz), keep=keep, span=span, progress=progress
+            )
             if len(log.columns) != len(paths):
                 raise _ColumnsGrew
         problems = list(log.problems)
@@ -364,49 +371,35 @@ def _blg_one_pass(
 
 
 def _write_batches(
-    log: blg.BlgFile,
     batches: Iterator[blg.BlgBatch],
     writer: _Writer,
+    clock: tuple[int | None, ZoneInfo | None],
+    *,
     keep: pl.Expr,
+    span: _Span,
     progress: Callable[[int], None],
-) -> tuple[int, _Span]:
+) -> int:
     """Decoded batches, padded to the writer's columns and kept to the window, written; the rows
-    written and the span read."""
+    written. ``clock``: the log's UTC offset and zone, as the first sample gave them; ``span``
+    sees every stamp read."""
     width = len(writer.paths)
-    span = _Span(log.utc_offset_minutes, log.zone)
     written = 0
-    # One batch is written while the next is decoded: both release the GIL for most of their
-    # work (the cooking pass, Polars' formatting, Arrow's encoding, the writes), so the two cores
-    # share it. One batch in flight at most: memory stays that of two batches.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="convert-writer") as behind:
-        pending: Future[int] | None = None
-        for batch in batches:
-            values = batch.values
-            if values.shape[1] > width:
-                raise _ColumnsGrew
-            if values.shape[1] < width:
-                values = np.hstack([values, np.full((values.shape[0], width - values.shape[1]), np.nan)])
-            times = blg.utc_stamps(batch.stamps, log.utc_offset_minutes, log.zone)
-            span.see(times)
-            kept = times.to_frame().select(keep).to_series()
-            if not kept.all():
-                times, values = times.filter(kept), values[kept.to_numpy()]
-            if pending is not None:
-                written += pending.result()
-                progress(written)
-            pending = behind.submit(_write_matrix, writer, times, values)
-        if pending is not None:
-            written += pending.result()
-            progress(written)
-    return written, span
-
-
-def _write_matrix(writer: _Writer, times: pl.Series, values: np.ndarray[Any, Any]) -> int:
-    """Write one decoded batch (rows of samples, NaN = no value); the rows written."""
-    rows = len(times)
-    if rows:
-        writer.write(times, _matrix_frame(values))
-    return rows
+    for batch in batches:
+        values = batch.values
+        if values.shape[1] > width:
+            raise _ColumnsGrew
+        if values.shape[1] < width:
+            values = np.hstack([values, np.full((values.shape[0], width - values.shape[1]), np.nan)])
+        times = blg.utc_stamps(batch.stamps, *clock)
+        span.see(times)
+        kept = times.to_frame().select(keep).to_series()
+        if not kept.all():
+            times, values = times.filter(kept), values[kept.to_numpy()]
+        if len(times):
+            writer.write(times, _matrix_frame(values))
+        written += len(times)
+        progress(written)
+    return written
 
 
 def _matrix_frame(values: np.ndarray[Any, Any]) -> pl.DataFrame:
