@@ -36,6 +36,7 @@ BENCHMARKS = (
     "catalog_ingest",
     "scaling",
     "startup",
+    "convert",
 )
 LIBRARIES = ("polars", "pyarrow", "pandas", "weasyprint", "duckdb", "distributed", "pypdfium2")
 

@@ -29,6 +29,7 @@ columns. Parquet keeps the paths exactly as read, JSON-escaped, in its
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -288,6 +289,10 @@ def _convert_csv(
     )
 
 
+class _ColumnsGrew(Exception):
+    """A column first seen after the header was written: the log is converted again in two passes."""
+
+
 def _convert_blg(
     source: Path,
     output: Path,
@@ -297,8 +302,16 @@ def _convert_blg(
     bounds: tuple[datetime | None, datetime | None],
     progress: Callable[[int], None],
 ) -> ConvertResult:
-    # The header needs every column: a first pass learns them (structure only, no values), and
-    # how many samples are kept (so a Parquet output that cannot be written is refused at once).
+    # The header needs every column. The log is written in one pass with the columns the first
+    # batch knows, which in a log whose counters never change are all of them: a second pass over
+    # the file cost as much as decoding it. A log whose counter set grows (an instance started
+    # later) is found out when the new column shows, its partial output removed, and converted in
+    # two passes. A Parquet output that exists takes two passes too: the first counts the samples
+    # kept, so that one that cannot be replaced (a file where a dataset directory is needed, or
+    # the reverse) is refused before any work.
+    if fmt != "parquet" or not output.exists():
+        with contextlib.suppress(_ColumnsGrew):
+            return _blg_one_pass(source, output, fmt, counters=counters, bounds=bounds, progress=progress)
     with blg.BlgFile(source) as log:
         local = [batch.stamps for batch in log.batches(counters=counters, values=False)]
         if log.samples_read == 0:
@@ -310,38 +323,93 @@ def _convert_blg(
         tz = log.zone
         zone = blg.zone_name(log.header, offset, log.time_zone)
     paths = [c.path for c in columns]
-    written = 0
     keep = _window(*bounds, offset, tz)
-    stamps_read = pl.DataFrame([blg.utc_stamps(np.concatenate(local), offset, tz)])
-    span = _Span(offset, tz)
-    span.see(stamps_read.get_column("timestamp"))
-    rows = stamps_read.filter(keep).height
-    del local, stamps_read
+    rows = pl.DataFrame([blg.utc_stamps(np.concatenate(local), offset, tz)]).filter(keep).height
+    del local
     with (
         blg.BlgFile(source) as log,
         _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), rows=rows, tz=tz) as writer,
     ):
-        for stamps, values in _aligned(log.batches(counters=counters), len(columns)):
-            frame = pl.DataFrame(
-                values, schema=[f"c{i}" for i in range(len(columns))], orient="row", nan_to_null=True
-            )
-            times = blg.utc_stamps(stamps, offset, log.zone)
-            frame = frame.insert_column(0, times).filter(keep)
-            writer.write(frame.get_column("timestamp"), frame.drop("timestamp"))
-            written += frame.height
-            progress(written)
+        span = _Span(offset, tz)
+        written = _write_batches(
+            log.batches(counters=counters), writer, (offset, tz), keep=keep, span=span, progress=progress
+        )
         problems = list(log.problems)
     return writer.result(ConvertResult(output, fmt, len(paths), written, problems, span=span.pair()))
 
 
-def _aligned(
-    batches: Iterator[blg.BlgBatch], width: int
-) -> Iterator[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
+def _blg_one_pass(
+    source: Path,
+    output: Path,
+    fmt: str,
+    *,
+    counters: Sequence[str] | None,
+    bounds: tuple[datetime | None, datetime | None],
+    progress: Callable[[int], None],
+) -> ConvertResult:
+    """The log decoded once, its header (or schema) from the columns its first batch knows; raises
+    :class:`_ColumnsGrew` (nothing kept) when a later one adds a column."""
+    with blg.BlgFile(source) as log:
+        batches = log.batches(counters=counters)
+        first = next(batches, None)
+        if first is None or not log.columns:
+            raise _ColumnsGrew  # no sample or no column: the two-pass path says which
+        paths = [c.path for c in log.columns]
+        offset, tz = log.utc_offset_minutes, log.zone
+        zone = blg.zone_name(log.header, offset, log.time_zone)
+        keep = _window(*bounds, offset, tz)
+        with _Writer(output, fmt, paths, zone=zone, offset=offset, source=str(source), tz=tz) as writer:
+            span = _Span(offset, tz)
+            everything = itertools.chain([first], batches)
+            written = _write_batches(
+                everything, writer, (offset, tz), keep=keep, span=span, progress=progress
+            )
+            if len(log.columns) != len(paths):
+                raise _ColumnsGrew
+        problems = list(log.problems)
+    return writer.result(ConvertResult(output, fmt, len(paths), written, problems, span=span.pair()))
+
+
+def _write_batches(
+    batches: Iterator[blg.BlgBatch],
+    writer: _Writer,
+    clock: tuple[int | None, ZoneInfo | None],
+    *,
+    keep: pl.Expr,
+    span: _Span,
+    progress: Callable[[int], None],
+) -> int:
+    """Decoded batches, padded to the writer's columns and kept to the window, written; the rows
+    written. ``clock``: the log's UTC offset and zone, as the first sample gave them; ``span``
+    sees every stamp read."""
+    width = len(writer.paths)
+    written = 0
     for batch in batches:
         values = batch.values
+        if values.shape[1] > width:
+            raise _ColumnsGrew
         if values.shape[1] < width:
             values = np.hstack([values, np.full((values.shape[0], width - values.shape[1]), np.nan)])
-        yield batch.stamps, values
+        times = blg.utc_stamps(batch.stamps, *clock)
+        span.see(times)
+        kept = times.to_frame().select(keep).to_series()
+        if not kept.all():
+            times, values = times.filter(kept), values[kept.to_numpy()]
+        if len(times):
+            writer.write(times, _matrix_frame(values))
+        written += len(times)
+        progress(written)
+    return written
+
+
+def _matrix_frame(values: np.ndarray[Any, Any]) -> pl.DataFrame:
+    """A samples-by-counters matrix as a frame of one Float64 column per counter, NaN as null.
+
+    Built inside Polars from the flat values (a fixed-size array per row, unnested): a frame built
+    from a 2-D array makes a Series per column in Python, which cost as much as writing them."""
+    rows, width = values.shape
+    flat = pl.Series(np.ascontiguousarray(values).reshape(-1), dtype=pl.Float64).fill_nan(None)
+    return flat.reshape((rows, width)).arr.to_struct().struct.unnest()
 
 
 def _window(
@@ -458,7 +526,13 @@ class _Writer:
             table = values.rename(dict(zip(values.columns, self._names, strict=True))).insert_column(
                 0, timestamps
             )
-            self._parquet.write(table.to_arrow().cast(self._parquet.schema))
+            arrow, schema = table.to_arrow(), self._parquet.schema
+            # Float64 columns and the stamps are the schema's types already: only its metadata is
+            # missing. Arrow's Table.cast goes column by column in Python (13,441 of them).
+            if arrow.schema.equals(schema):
+                self._parquet.write(arrow.replace_schema_metadata(schema.metadata))
+            else:
+                self._parquet.write(arrow.cast(schema))
             return
         local = blg.local_times(timestamps, self.offset, self.tz).dt.strftime("%m/%d/%Y %H:%M:%S%.3f")
         frame = values.insert_column(0, local.alias("time"))
