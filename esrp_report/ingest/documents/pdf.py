@@ -15,6 +15,7 @@ from esrp_report.model.errors import InputError, UnsupportedFormatError
 _PAGE_FOOTER = re.compile(r"\bpage \d+ of \d+\b", re.IGNORECASE)
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters: a word, not a figure or a unit mark
 _TITLE_PREFIX = 48  # characters a running title shares on every page (a section's name may follow)
 
 
@@ -36,17 +37,19 @@ class _Furniture:
         starts: dict[str, set[str]] = {}
         pages_of: Counter[str] = Counter()
         for page_edges in edges:
-            keys = {line[:_TITLE_PREFIX] for line in page_edges if len(line) > _TITLE_PREFIX}
-            pages_of.update(keys)
-            for line in page_edges:
-                if len(line) > _TITLE_PREFIX:
-                    starts.setdefault(line[:_TITLE_PREFIX], set()).add(line)
-        # A table row's label is shorter than the shared start, so rows whose labels repeat on many
-        # pages' edges are not taken for a title: only what all such lines share counts.
+            long = [line for line in page_edges if len(line) > _TITLE_PREFIX]
+            pages_of.update({line[:_TITLE_PREFIX] for line in long})
+            for line in long:
+                starts.setdefault(line[:_TITLE_PREFIX], set()).add(line)
+        # A running title goes on with words (a section's name) after what its lines share; a table
+        # row whose long label repeats at many pages' edges goes on with its figure: kept.
+        shared = {key: _shared_start(lines) for key, lines in starts.items()}
         self.prefixes = tuple(
-            shared
+            shared[key]
             for key, n in pages_of.items()
-            if len(pages) >= 4 and n >= least and len(shared := _shared_start(starts[key])) >= _TITLE_PREFIX
+            if len(pages) >= 4
+            and n >= least
+            and all(_WORD.search(line[len(shared[key]) :]) for line in starts[key])
         )
 
     def holds(self, line: str) -> bool:
