@@ -374,12 +374,12 @@ def _build(
     labels: dict[str, str] = {}
     servers: list[ServerAssessment] = []
     early: dict[str | None, tuple[PrintPart, Future[PartResult]]] = {}
+    # A numbered form's appendix numbers its tables on from the body's: not known while reading.
+    numbered = form_for(manifest.document.esrp_version, manifest.document.exchange_version).numbered
     for server, label in _read_servers(manifest, solution):
         labels[server.name] = label
         servers.append(_keep_chart_series_only(assess_server(server, rules)))
         in_appendix = manifest.appendix_servers is None or label in manifest.appendix_servers
-        # A numbered form's appendix numbers its tables on from the body's: not known yet.
-        numbered = form_for(manifest.document.esrp_version, manifest.document.exchange_version).numbered
         if pool is not None and "pdf" in formats and in_appendix and not numbered:
             # Laid out while the next servers are read: a server's appendix depends on nothing
             # the others change. A guess all the same, checked against the final piece below.
